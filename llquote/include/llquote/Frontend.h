@@ -1,0 +1,40 @@
+//===- Frontend.h - Dialect text in, verified module out --------*- C++ -*-===//
+//
+// The entry point of the llquote front end. Plain LLVM 19 IR is a strict
+// subset of the dialect: such input comes out as the module llvm-as would
+// build from it, with its value names and meaning unchanged.
+//
+// Errors are DiagnosticErrors located in the user's source buffer, including
+// those that LLVM's assembler and verifier find after lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLQUOTE_FRONTEND_H
+#define LLQUOTE_FRONTEND_H
+
+#include "llquote/Diagnostics.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include <memory>
+
+namespace llq {
+
+struct FrontendOptions {
+  /// Run the LLVM verifier on the result. Tests of ill-formed IR turn it off.
+  bool Verify = true;
+};
+
+/// Parses the dialect text in buffer \p BufferID of \p SM into a module.
+/// \p SM must outlive nothing returned: diagnostics carry their own copies.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+parseModule(llvm::SourceMgr &SM, unsigned BufferID, llvm::LLVMContext &Ctx,
+            const FrontendOptions &Opts = {});
+
+/// Convenience form: parses \p Source, naming it \p BufferName in diagnostics.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+parseModuleString(llvm::StringRef Source, llvm::StringRef BufferName,
+                  llvm::LLVMContext &Ctx, const FrontendOptions &Opts = {});
+
+} // namespace llq
+
+#endif // LLQUOTE_FRONTEND_H

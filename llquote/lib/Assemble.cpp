@@ -1,0 +1,51 @@
+//===- Assemble.cpp - LLVM assembly text to llvm::Module ------------------===//
+//
+// Hands lowered text to LLVM's assembler. Its diagnostics carry a line and a
+// column of the lowered text; they are turned into an offset there, mapped
+// to the source, and re-issued against the user's buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Assemble.h"
+#include "Parse.h"
+#include "llquote/Diagnostics.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace llq;
+using namespace llvm;
+
+/// The offset of 1-based \p Line, 0-based \p Col in \p Text, clamped to it.
+static uint32_t offsetOf(StringRef Text, int Line, int Col) {
+  size_t Pos = 0;
+  for (int L = 1; L < Line; ++L) {
+    size_t NL = Text.find('\n', Pos);
+    if (NL == StringRef::npos)
+      return static_cast<uint32_t>(Text.size());
+    Pos = NL + 1;
+  }
+  size_t EOL = std::min(Text.find('\n', Pos), Text.size());
+  return static_cast<uint32_t>(std::min(Pos + std::max(Col, 0), EOL));
+}
+
+static Error relocate(const SMDiagnostic &D, const LoweredText &L,
+                      const SourceMgr &SM, unsigned BufferID) {
+  if (D.getLineNo() <= 0)
+    return make_error<DiagnosticError>(D);
+  uint32_t Out = offsetOf(L.Text, D.getLineNo(), D.getColumnNo());
+  SMLoc Loc = locAt(SM, BufferID, L.Map.toSource(Out));
+  return make_error<DiagnosticError>(
+      SM.GetMessage(Loc, D.getKind(), D.getMessage()));
+}
+
+Expected<std::unique_ptr<Module>>
+llq::assembleModule(const LoweredText &L, const SourceMgr &SM,
+                    unsigned BufferID, LLVMContext &Ctx) {
+  StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
+  SMDiagnostic Diag;
+  std::unique_ptr<Module> M =
+      parseAssembly(MemoryBufferRef(L.Text, Name), Diag, Ctx);
+  if (!M)
+    return relocate(Diag, L, SM, BufferID);
+  return std::move(M);
+}

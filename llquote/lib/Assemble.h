@@ -1,0 +1,25 @@
+//===- Assemble.h - LLVM assembly text to llvm::Module ----------*- C++ -*-===//
+//
+// assembleModule: requires lowered text and its SourceMap; produces the module
+// LLVM's own assembler reads from it, or LLVM's diagnostic moved back to the
+// user's source through the map.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLQUOTE_LIB_ASSEMBLE_H
+#define LLQUOTE_LIB_ASSEMBLE_H
+
+#include "Lower.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include <memory>
+
+namespace llq {
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+assembleModule(const LoweredText &L, const llvm::SourceMgr &SM,
+               unsigned BufferID, llvm::LLVMContext &Ctx);
+
+} // namespace llq
+
+#endif // LLQUOTE_LIB_ASSEMBLE_H

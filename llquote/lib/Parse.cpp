@@ -1,0 +1,55 @@
+//===- Parse.cpp - Source text to concrete syntax tree --------------------===//
+//
+// Drives the Flex scanner and the Bison parser over one buffer. Bison's
+// "syntax error, unexpected X, expecting Y" becomes LLVM's wording,
+// "expected Y, found X"; a lexer error outranks the syntax error it causes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Parse.h"
+#include "Lexer.hpp"
+#include "ParseState.h"
+#include "Parser.hpp"
+#include "llquote/Diagnostics.h"
+#include <limits>
+
+using namespace llq;
+using namespace llvm;
+
+/// Rewrites Bison's detailed message in the voice of LLVM's diagnostics.
+static std::string rewordSyntaxError(StringRef Msg) {
+  Msg.consume_front("syntax error, ");
+  if (!Msg.consume_front("unexpected "))
+    return Msg.str();
+  auto [Found, Expected] = Msg.split(", expecting ");
+  if (Expected.empty())
+    return ("unexpected " + Found).str();
+  return ("expected " + Expected + ", found " + Found).str();
+}
+
+Error llq::parseSyntax(SyntaxTree &Tree, const SourceMgr &SM,
+                       unsigned BufferID) {
+  StringRef Src = Tree.Source;
+  if (Src.size() >= static_cast<size_t>(std::numeric_limits<int>::max()))
+    return makeError(SM, locAt(SM, BufferID, 0),
+                     "input is larger than 2 GiB, the largest llquote reads");
+  ParseState St(Tree);
+  yyscan_t Scanner;
+  if (llq_yylex_init_extra(&St, &Scanner))
+    return createStringError(std::errc::not_enough_memory,
+                             "cannot create the lexer");
+  YY_BUFFER_STATE Buf =
+      llq_yy_scan_bytes(Src.data(), static_cast<int>(Src.size()), Scanner);
+  Parser P(Scanner, St);
+  int Status = P.parse();
+  llq_yy_delete_buffer(Buf, Scanner);
+  llq_yylex_destroy(Scanner);
+  if (Status == 0 && !St.HasError)
+    return Error::success();
+  std::string Msg = St.HasError ? St.ErrorMsg : "parser stack exhausted";
+  if (StringRef(Msg).starts_with("syntax error"))
+    Msg = rewordSyntaxError(Msg);
+  SMLoc Loc = locAt(SM, BufferID, St.ErrorLoc.Begin);
+  SMRange Range(Loc, locAt(SM, BufferID, St.ErrorLoc.End));
+  return makeError(SM, Loc, Msg, Range);
+}

@@ -1,0 +1,49 @@
+//===- ParseState.h - State shared by the lexer and the parser --*- C++ -*-===//
+//
+// The Flex scanner and the Bison parser of the dialect share one ParseState:
+// the tree being built, the byte offset of the next token, the bracket depth
+// and the first error. The lexer records its own errors here and hands the
+// parser a token no rule accepts, so a lexer error always outranks the syntax
+// error that follows it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLQUOTE_LIB_PARSESTATE_H
+#define LLQUOTE_LIB_PARSESTATE_H
+
+#include "Syntax.h"
+#include <string>
+
+namespace llq {
+
+/// Deepest bracket nesting accepted. LLVM's own parser recurses once per
+/// level, so deeper input is refused up front rather than overflowing its stack.
+constexpr unsigned MaxNestingDepth = 256;
+/// Longest numeric literal accepted, in characters: enough for any integer
+/// type up to i100000, short enough that LLVM's quadratic digit parsing
+/// stays fast.
+constexpr unsigned MaxNumberLength = 30000;
+
+struct ParseState {
+  explicit ParseState(SyntaxTree &T) : T(T) {}
+
+  /// Records the first error; later ones are consequences of it.
+  void error(SrcRange Where, std::string Message) {
+    if (HasError)
+      return;
+    HasError = true;
+    ErrorLoc = Where;
+    ErrorMsg = std::move(Message);
+  }
+
+  SyntaxTree &T;
+  uint32_t Offset = 0;
+  unsigned Depth = 0;
+  bool HasError = false;
+  SrcRange ErrorLoc;
+  std::string ErrorMsg;
+};
+
+} // namespace llq
+
+#endif // LLQUOTE_LIB_PARSESTATE_H

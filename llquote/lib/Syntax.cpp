@@ -1,0 +1,79 @@
+//===- Syntax.cpp - Concrete syntax tree of the llquote dialect -----------===//
+//
+// Node construction for the grammar's actions. Group nodes are transient
+// lists: adding one to a parent moves its children, so list rules cost O(1)
+// per element and the tree has no Group nodes once parsing is done.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Syntax.h"
+#include <cassert>
+
+using namespace llq;
+
+llvm::StringRef llq::antiquoteKindName(AntiquoteKind K) {
+  static const char *const Names[] = {
+      "dl",  "tt",  "def", "defs",  "bb",  "bbs",   "instr",  "instrs", "type",
+      "opr", "const", "id", "gid", "param", "params", "label", "args"};
+  return Names[static_cast<unsigned>(K)];
+}
+
+void Node::add(Node *Child) {
+  if (!Child)
+    return;
+  if (Child->Kind == NodeKind::Group) {
+    if (!Child->First)
+      return;
+    (Last ? Last->Next : First) = Child->First;
+    Last = Child->Last;
+    Child->First = Child->Last = nullptr;
+    return;
+  }
+  assert(!Child->Next && "node already has a parent");
+  (Last ? Last->Next : First) = Child;
+  Last = Child;
+}
+
+Node *SyntaxTree::make(NodeKind K, SrcRange R,
+                       std::initializer_list<Node *> Children) {
+  Node *N = new (Arena.Allocate<Node>()) Node(K, R);
+  for (Node *C : Children)
+    N->add(C);
+  if (K == NodeKind::For || K == NodeKind::While || K == NodeKind::If ||
+      K == NodeKind::Break || K == NodeKind::Continue || K == NodeKind::Assign)
+    ++NumControl;
+  return N;
+}
+
+Node *SyntaxTree::inst(Opcode Op, SrcRange R,
+                       std::initializer_list<Node *> Operands) {
+  Node *N = make(NodeKind::Inst, R, Operands);
+  N->Sub = static_cast<uint16_t>(Op);
+  return N;
+}
+
+Node *SyntaxTree::withResult(Node *Inst, Node *Result) {
+  // The result becomes the first child, ahead of the operands.
+  Result->Next = Inst->First;
+  Inst->First = Result;
+  if (!Inst->Last)
+    Inst->Last = Result;
+  Inst->Range.Begin = Result->Range.Begin;
+  return Inst;
+}
+
+Node *SyntaxTree::antiquote(AntiquoteKind K, SrcRange R) {
+  Node *N = make(NodeKind::Antiquote, R);
+  N->Sub = static_cast<uint16_t>(K);
+  ++NumAntiquotes;
+  return N;
+}
+
+Node *SyntaxTree::forLoop(bool Downto, SrcRange R,
+                          std::initializer_list<Node *> Parts) {
+  assert(Parts.size() == 6 && "for loop has six parts");
+  Node *N = make(NodeKind::For, R, Parts);
+  bool HasStep = Parts.begin()[4] != nullptr;
+  N->Sub = (Downto ? ForDownto : 0) | (HasStep ? ForHasStep : 0);
+  return N;
+}

@@ -1,0 +1,160 @@
+//===- Syntax.h - Concrete syntax tree of the llquote dialect ---*- C++ -*-===//
+//
+// The parser builds a concrete syntax tree (CST): every node remembers the
+// byte range of source text it was parsed from. Lowering is a source-to-source
+// rewrite of that tree, so text the dialect does not touch reaches LLVM's own
+// assembler byte for byte and every LLVM diagnostic maps back to the user's
+// text exactly.
+//
+// Only constructs that later passes need to see get nodes (definitions,
+// blocks, instructions, operands, types, antiquotes and control structures).
+// Attribute lists, metadata fields and similar token soup are checked by the
+// grammar for shape only and stay inside the range of their parent.
+//
+// Nodes live in a bump allocator owned by SyntaxTree; they are never freed one
+// by one, and nothing walks them recursively, so input size and nesting depth
+// cannot overflow the stack here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLQUOTE_LIB_SYNTAX_H
+#define LLQUOTE_LIB_SYNTAX_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
+#include <cstdint>
+#include <initializer_list>
+
+namespace llq {
+
+/// A half-open byte range [Begin, End) of the source buffer. It is also the
+/// parser's location type: Bison combines ranges of a rule's right-hand side.
+struct SrcRange {
+  uint32_t Begin = 0;
+  uint32_t End = 0;
+};
+
+enum class NodeKind : uint8_t {
+  Group, ///< A transient list; make() splices its children into the parent.
+  // Module level.
+  Module,
+  SourceFilename,
+  TargetDecl,
+  ModuleAsm,
+  TypeDef,
+  GlobalVar,
+  Alias,
+  IFunc,
+  ComdatDef,
+  AttrGroup,
+  NamedMetadata,
+  MetadataDef,
+  UseListOrder,
+  SummaryEntry,
+  Declare,
+  Define,
+  // Functions.
+  Param,
+  Body,
+  Label,
+  Inst,       ///< Sub = opcode token; children: [Result] operands...
+  Assign,     ///< Dialect: %x = <ty> <val>.
+  DbgRecord,  ///< #dbg_value(...) and friends.
+  // Operands.
+  Type,
+  TypedValue, ///< children: Type Value
+  LocalRef,   ///< %x used as a value
+  LocalDef,   ///< %x = ... (the defined name)
+  GlobalRef,
+  Constant,
+  LabelRef,   ///< label %bb, or the block operand of a phi
+  Metadata,
+  // Dialect control structures.
+  For,        ///< children: Type LocalDef From To [Step] Body; Sub: ForFlags
+  While,      ///< children: Cond Body
+  If,         ///< children: Cond Then [Else]
+  Break,
+  Continue,
+  Antiquote,  ///< Sub = AntiquoteKind
+};
+
+/// Bits of a For node's Sub field.
+enum ForFlags : uint16_t { ForDownto = 1, ForHasStep = 2 };
+
+/// The kinds of `$kind:name` holes.
+enum class AntiquoteKind : uint8_t {
+  DataLayout, Triple, Def, Defs, BB, BBs, Instr, Instrs, Type, Opr, Const,
+  Id, GId, Param, Params, Label, Args,
+};
+
+/// Instruction opcodes, as the Inst node's Sub field.
+enum class Opcode : uint16_t {
+  Ret, Br, Switch, IndirectBr, Invoke, CallBr, Resume, Unreachable,
+  CleanupRet, CatchRet, CatchSwitch, CatchPad, CleanupPad,
+  FNeg,
+  Add, FAdd, Sub, FSub, Mul, FMul, UDiv, SDiv, FDiv, URem, SRem, FRem,
+  Shl, LShr, AShr, And, Or, Xor,
+  ICmp, FCmp,
+  Trunc, ZExt, SExt, FPTrunc, FPExt, UIToFP, SIToFP, FPToUI, FPToSI,
+  IntToPtr, PtrToInt, BitCast, AddrSpaceCast,
+  Select, VAArg, ExtractElement, InsertElement, ShuffleVector,
+  ExtractValue, InsertValue, Phi, LandingPad, Freeze, Call,
+  Alloca, Load, Store, Fence, CmpXchg, AtomicRMW, GetElementPtr,
+};
+
+/// The spelling of an antiquote kind, as written after `$`.
+llvm::StringRef antiquoteKindName(AntiquoteKind K);
+
+struct Node {
+  NodeKind Kind;
+  uint16_t Sub = 0; ///< Kind-specific detail (opcode token, antiquote kind).
+  SrcRange Range;
+  Node *First = nullptr;
+  Node *Last = nullptr;
+  Node *Next = nullptr;
+
+  Node(NodeKind K, SrcRange R) : Kind(K), Range(R) {}
+  /// Appends \p Child; a Group child donates its children instead.
+  void add(Node *Child);
+  bool is(NodeKind K) const { return Kind == K; }
+};
+
+/// A parsed source buffer: the CST and the arena that owns it.
+class SyntaxTree {
+public:
+  explicit SyntaxTree(llvm::StringRef Source) : Source(Source) {}
+
+  Node *make(NodeKind K, SrcRange R, std::initializer_list<Node *> Children = {});
+  Node *group(std::initializer_list<Node *> Children = {}) {
+    return make(NodeKind::Group, SrcRange(), Children);
+  }
+  /// An instruction node; its Sub is the opcode.
+  Node *inst(Opcode Op, SrcRange R, std::initializer_list<Node *> Operands);
+  /// Gives \p Inst its defined name: the node is extended to cover it.
+  Node *withResult(Node *Inst, Node *Result);
+  Node *antiquote(AntiquoteKind K, SrcRange R);
+  /// A for loop; children are Type, LocalDef, From, To, Step (or null), Body.
+  Node *forLoop(bool Downto, SrcRange R, std::initializer_list<Node *> Parts);
+  /// Appends \p Item to the list \p List (a Group); returns the list.
+  Node *append(Node *List, Node *Item) {
+    List->add(Item);
+    return List;
+  }
+  llvm::StringRef text(SrcRange R) const {
+    return Source.substr(R.Begin, R.End - R.Begin);
+  }
+  llvm::StringRef text(const Node *N) const { return text(N->Range); }
+
+  llvm::StringRef Source;
+  Node *Root = nullptr;
+  /// Counts of dialect constructs, so plain LLVM IR skips the dialect passes.
+  unsigned NumAntiquotes = 0;
+  unsigned NumControl = 0;
+
+private:
+  llvm::BumpPtrAllocator Arena;
+};
+
+} // namespace llq
+
+#endif // LLQUOTE_LIB_SYNTAX_H

@@ -1,0 +1,106 @@
+//===- Verify.cpp - LLVM verifier with located errors ---------------------===//
+//
+// The verifier reports a message and prints the offending values, without a
+// source position. To locate it, each defined function is verified on its
+// own; the first broken one is matched by name to its `define`, and its
+// instructions (which correspond one to one to the Inst nodes of plain IR)
+// are matched against the values the verifier printed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Verify.h"
+#include "Parse.h"
+#include "llquote/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llq;
+using namespace llvm;
+
+/// The name an `@name` or `@"quoted\22name"` token gives its global.
+static std::string globalName(StringRef Token) {
+  StringRef S = Token.drop_front();
+  if (!S.consume_front("\"") || !S.consume_back("\""))
+    return S.str();
+  std::string Out;
+  for (size_t I = 0; I < S.size(); ++I) {
+    if (S[I] == '\\' && I + 2 < S.size() && isHexDigit(S[I + 1]) &&
+        isHexDigit(S[I + 2])) {
+      Out += static_cast<char>(hexFromNibbles(S[I + 1], S[I + 2]));
+      I += 2;
+    } else if (S[I] == '\\' && I + 1 < S.size() && S[I + 1] == '\\') {
+      Out += '\\';
+      ++I;
+    } else {
+      Out += S[I];
+    }
+  }
+  return Out;
+}
+
+static const Node *findDefine(const SyntaxTree &Tree, StringRef Name) {
+  for (const Node *Top = Tree.Root->First; Top; Top = Top->Next) {
+    if (!Top->is(NodeKind::Define))
+      continue;
+    for (const Node *C = Top->First; C; C = C->Next)
+      if (C->is(NodeKind::GlobalRef)) {
+        if (globalName(Tree.text(C)) == Name)
+          return Top;
+        break;
+      }
+  }
+  return nullptr;
+}
+
+/// The Inst node of \p Define whose instruction the verifier printed.
+static const Node *findInstruction(const Function &F, const Node *Define,
+                                   StringRef VerifierOutput) {
+  const Node *Body = Define->Last;
+  if (!Body || !Body->is(NodeKind::Body))
+    return nullptr;
+  std::vector<const Node *> Insts;
+  for (const Node *C = Body->First; C; C = C->Next)
+    if (C->is(NodeKind::Inst))
+      Insts.push_back(C);
+  if (Insts.size() != F.getInstructionCount())
+    return nullptr;
+  size_t Index = 0;
+  for (const Instruction &I : instructions(F)) {
+    std::string Printed;
+    raw_string_ostream OS(Printed);
+    I.print(OS);
+    if (VerifierOutput.contains(StringRef(Printed).trim()))
+      return Insts[Index];
+    ++Index;
+  }
+  return nullptr;
+}
+
+Error llq::verifyLocated(const Module &M, const SyntaxTree &Tree,
+                         const SourceMgr &SM, unsigned BufferID) {
+  std::string Report;
+  raw_string_ostream OS(Report);
+  if (!verifyModule(M, &OS))
+    return Error::success();
+  for (const Function &F : M) {
+    if (F.isDeclaration())
+      continue;
+    std::string FReport;
+    raw_string_ostream FOS(FReport);
+    if (!verifyFunction(F, &FOS))
+      continue;
+    const Node *Define = findDefine(Tree, F.getName());
+    if (!Define)
+      break;
+    const Node *At = findInstruction(F, Define, FReport);
+    StringRef Message = StringRef(FReport).split('\n').first;
+    return makeError(SM, locAt(SM, BufferID, (At ? At : Define)->Range.Begin),
+                     Message);
+  }
+  StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
+  return make_error<DiagnosticError>(
+      SMDiagnostic(Name, SourceMgr::DK_Error,
+                   StringRef(Report).split('\n').first));
+}

@@ -1,0 +1,24 @@
+//===- Verify.h - LLVM verifier with located errors -------------*- C++ -*-===//
+//
+// verifyLocated: requires a module assembled from plain lowering of Tree;
+// produces nothing, or the verifier's first complaint located at the
+// definition (and, where it can be found, the instruction) it is about.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLQUOTE_LIB_VERIFY_H
+#define LLQUOTE_LIB_VERIFY_H
+
+#include "Syntax.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/SourceMgr.h"
+
+namespace llq {
+
+llvm::Error verifyLocated(const llvm::Module &M, const SyntaxTree &Tree,
+                          const llvm::SourceMgr &SM, unsigned BufferID);
+
+} // namespace llq
+
+#endif // LLQUOTE_LIB_VERIFY_H

@@ -1,0 +1,190 @@
+//===- llquote-fmt.cpp - Expand llquote dialect text to LLVM IR -----------===//
+//
+// Reads a file in the llquote dialect (plain LLVM 19 IR included), builds
+// the verified module, optionally optimises it with the new pass manager on
+// the host TargetMachine, and prints it as LLVM IR, assembly or an object
+// file. Errors are printed as `file:line:col: error: ...` and exit with 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llquote/Frontend.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace llvm;
+
+namespace {
+cl::OptionCategory FmtCategory("llquote-fmt options");
+
+cl::opt<std::string> InputFilename(cl::Positional,
+                                   cl::desc("<input dialect file | ->"),
+                                   cl::init("-"), cl::cat(FmtCategory));
+cl::opt<std::string> OutputFilename("o", cl::desc("Output file (default: stdout)"),
+                                    cl::value_desc("filename"), cl::init("-"),
+                                    cl::cat(FmtCategory));
+cl::opt<char> OptLevel("O",
+                       cl::desc("Optimization level: -O0, -O1, -O2 or -O3 "
+                                "(default: no optimization pipeline)"),
+                       cl::Prefix, cl::init(' '), cl::cat(FmtCategory));
+
+enum class EmitKind { LLVM, Asm, Obj };
+cl::opt<EmitKind> Emit("emit", cl::desc("What to print"),
+                       cl::values(clEnumValN(EmitKind::LLVM, "llvm", "LLVM IR (default)"),
+                                  clEnumValN(EmitKind::Asm, "asm", "target assembly"),
+                                  clEnumValN(EmitKind::Obj, "obj", "an object file")),
+                       cl::init(EmitKind::LLVM), cl::cat(FmtCategory));
+cl::opt<std::string> MCPU("mcpu", cl::desc("Target CPU (default: the host's)"),
+                          cl::value_desc("cpu-name"), cl::cat(FmtCategory));
+cl::opt<std::string> MTriple("mtriple",
+                             cl::desc("Target triple (default: the module's, "
+                                      "else the host's)"),
+                             cl::value_desc("triple"), cl::cat(FmtCategory));
+
+const char *ToolName = "llquote-fmt";
+
+int fail(const Twine &Message) {
+  WithColor::error(errs(), ToolName) << Message << "\n";
+  return 1;
+}
+
+int reportError(Error E) {
+  int Status = 1;
+  handleAllErrors(
+      std::move(E),
+      [&](const llq::DiagnosticError &D) {
+        D.print(errs(), errs().has_colors());
+      },
+      [&](const ErrorInfoBase &Other) { fail(Other.message()); });
+  return Status;
+}
+
+CodeGenOptLevel codeGenLevel() {
+  switch (OptLevel) {
+  case '0':
+  case ' ':
+    return CodeGenOptLevel::None;
+  case '1':
+    return CodeGenOptLevel::Less;
+  case '3':
+    return CodeGenOptLevel::Aggressive;
+  default:
+    return CodeGenOptLevel::Default;
+  }
+}
+
+/// The host machine, or the one --mtriple/--mcpu or the module's triple names.
+Expected<std::unique_ptr<TargetMachine>> createTargetMachine(const Module &M) {
+  std::string TripleName = MTriple.empty() ? M.getTargetTriple() : MTriple;
+  orc::JITTargetMachineBuilder JTMB{Triple(TripleName)};
+  if (TripleName.empty() || Triple(TripleName) == Triple(sys::getProcessTriple())) {
+    auto Host = orc::JITTargetMachineBuilder::detectHost();
+    if (!Host)
+      return Host.takeError();
+    JTMB = std::move(*Host);
+  }
+  if (!MCPU.empty()) {
+    JTMB.setCPU(MCPU);
+    JTMB.getFeatures() = SubtargetFeatures();
+  }
+  JTMB.setCodeGenOptLevel(codeGenLevel());
+  JTMB.setRelocationModel(Reloc::PIC_);
+  return JTMB.createTargetMachine();
+}
+
+void optimize(Module &M, TargetMachine &TM) {
+  LoopAnalysisManager LAM;
+  FunctionAnalysisManager FAM;
+  CGSCCAnalysisManager CGAM;
+  ModuleAnalysisManager MAM;
+  PassBuilder PB(&TM);
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  OptimizationLevel Level = OptLevel == '1'   ? OptimizationLevel::O1
+                            : OptLevel == '2' ? OptimizationLevel::O2
+                            : OptLevel == '3' ? OptimizationLevel::O3
+                                              : OptimizationLevel::O0;
+  ModulePassManager MPM = Level == OptimizationLevel::O0
+                              ? PB.buildO0DefaultPipeline(Level)
+                              : PB.buildPerModuleDefaultPipeline(Level);
+  MPM.run(M, MAM);
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions(FmtCategory);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "llquote-fmt: expand llquote dialect text into LLVM IR\n\n"
+      "  Reads the dialect (a superset of LLVM 19 textual IR), builds and\n"
+      "  verifies the module, and prints it.\n");
+  if (OptLevel != ' ' && (OptLevel < '0' || OptLevel > '3'))
+    return fail("invalid optimization level -O" + Twine(OptLevel) +
+                "; expected -O0, -O1, -O2 or -O3");
+
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Input =
+      MemoryBuffer::getFileOrSTDIN(InputFilename, /*IsText=*/true);
+  if (std::error_code EC = Input.getError())
+    return fail("cannot read '" + InputFilename + "': " + EC.message());
+
+  LLVMContext Ctx;
+  SourceMgr SM;
+  unsigned ID = SM.AddNewSourceBuffer(std::move(*Input), SMLoc());
+  Expected<std::unique_ptr<Module>> M = llq::parseModule(SM, ID, Ctx);
+  if (!M)
+    return reportError(M.takeError());
+
+  bool NeedsTarget = OptLevel != ' ' || Emit != EmitKind::LLVM ||
+                     !MCPU.empty() || !MTriple.empty();
+  std::unique_ptr<TargetMachine> TM;
+  if (NeedsTarget) {
+    InitializeAllTargetInfos();
+    InitializeAllTargets();
+    InitializeAllTargetMCs();
+    InitializeAllAsmPrinters();
+    Expected<std::unique_ptr<TargetMachine>> TMOrErr = createTargetMachine(**M);
+    if (!TMOrErr)
+      return fail(toString(TMOrErr.takeError()));
+    TM = std::move(*TMOrErr);
+    // A module that names no target takes the machine's; one that does
+    // keeps its own, so nothing the user wrote is changed.
+    if ((*M)->getTargetTriple().empty())
+      (*M)->setTargetTriple(TM->getTargetTriple().str());
+    if ((*M)->getDataLayoutStr().empty())
+      (*M)->setDataLayout(TM->createDataLayout());
+  }
+  if (OptLevel != ' ')
+    optimize(**M, *TM);
+
+  std::error_code EC;
+  sys::fs::OpenFlags Flags =
+      Emit == EmitKind::Obj ? sys::fs::OF_None : sys::fs::OF_Text;
+  ToolOutputFile Out(OutputFilename, EC, Flags);
+  if (EC)
+    return fail("cannot open '" + OutputFilename + "': " + EC.message());
+  if (Emit == EmitKind::LLVM) {
+    (*M)->print(Out.os(), nullptr);
+  } else {
+    legacy::PassManager PM;
+    CodeGenFileType FT = Emit == EmitKind::Asm ? CodeGenFileType::AssemblyFile
+                                               : CodeGenFileType::ObjectFile;
+    if (TM->addPassesToEmitFile(PM, Out.os(), nullptr, FT))
+      return fail("the target cannot emit this file type");
+    PM.run(**M);
+  }
+  Out.keep();
+  return 0;
+}
