@@ -18,12 +18,46 @@
 using namespace llq;
 using namespace llvm;
 
+/// Where \p E points in the source, or null; \p E is left as it was.
+static const char *errorPosition(Error &E) {
+  const char *Where = nullptr;
+  E = handleErrors(std::move(E),
+                   [&](std::unique_ptr<DiagnosticError> D) -> Error {
+                     Where = D->error().getLoc().getPointer();
+                     return Error(std::move(D));
+                   });
+  return Where;
+}
+
+/// Our grammar stops at the first syntax error, while LLVM's assembler also
+/// checks meaning as it reads. In text that is plain IR up to the syntax
+/// error, LLVM may find an earlier error; the earliest one is the one to show.
+static Error firstErrorInSourceOrder(Error SyntaxError, const SyntaxTree &Tree,
+                                     const SourceMgr &SM, unsigned BufferID) {
+  if (Tree.sawDialect())
+    return SyntaxError;
+  LLVMContext Scratch;
+  Expected<std::unique_ptr<Module>> M =
+      assembleModule(identityLowering(Tree), SM, BufferID, Scratch);
+  if (M)
+    return SyntaxError;
+  Error LLVMError = M.takeError();
+  const char *Ours = errorPosition(SyntaxError);
+  const char *Theirs = errorPosition(LLVMError);
+  if (Ours && Theirs && Theirs < Ours) {
+    consumeError(std::move(SyntaxError));
+    return LLVMError;
+  }
+  consumeError(std::move(LLVMError));
+  return SyntaxError;
+}
+
 Expected<std::unique_ptr<Module>>
 llq::parseModule(SourceMgr &SM, unsigned BufferID, LLVMContext &Ctx,
                  const FrontendOptions &Opts) {
   SyntaxTree Tree(SM.getMemoryBuffer(BufferID)->getBuffer());
   if (Error E = parseSyntax(Tree, SM, BufferID))
-    return std::move(E);
+    return firstErrorInSourceOrder(std::move(E), Tree, SM, BufferID);
   Expected<LoweredText> Lowered = lowerSyntax(Tree, SM, BufferID);
   if (!Lowered)
     return Lowered.takeError();

@@ -84,8 +84,12 @@ Expected<LoweredText> llq::lowerSyntax(const SyntaxTree &Tree,
     SMLoc Loc = locAt(SM, BufferID, N->Range.Begin);
     return makeError(SM, Loc, describeUnsupported(Tree, N));
   }
+  return identityLowering(Tree);
+}
+
+LoweredText llq::identityLowering(const SyntaxTree &Tree) {
   LoweredText L;
   L.Text = Tree.Source;
   L.Map.addVerbatim(0, 0, static_cast<uint32_t>(Tree.Source.size()));
-  return std::move(L);
+  return L;
 }

@@ -47,6 +47,9 @@ llvm::Expected<LoweredText> lowerSyntax(const SyntaxTree &Tree,
                                         const llvm::SourceMgr &SM,
                                         unsigned BufferID);
 
+/// The source itself, unchanged: the lowering of plain LLVM IR.
+LoweredText identityLowering(const SyntaxTree &Tree);
+
 } // namespace llq
 
 #endif // LLQUOTE_LIB_LOWER_H

@@ -150,6 +150,12 @@ public:
   /// Counts of dialect constructs, so plain LLVM IR skips the dialect passes.
   unsigned NumAntiquotes = 0;
   unsigned NumControl = 0;
+  /// Set by the lexer on the dialect's keywords.
+  bool SawDialectKeyword = false;
+  /// Whether anything outside plain LLVM IR has been read so far.
+  bool sawDialect() const {
+    return NumAntiquotes || NumControl || SawDialectKeyword;
+  }
 
 private:
   llvm::BumpPtrAllocator Arena;
