@@ -32,13 +32,19 @@ static const char *errorPosition(Error &E) {
 /// Our grammar stops at the first syntax error, while LLVM's assembler also
 /// checks meaning as it reads. In text that is plain IR up to the syntax
 /// error, LLVM may find an earlier error; the earliest one is the one to show.
+/// LLVM reads only the text before our error, which the lexer has already
+/// checked for nesting depth and literal length.
 static Error firstErrorInSourceOrder(Error SyntaxError, const SyntaxTree &Tree,
                                      const SourceMgr &SM, unsigned BufferID) {
-  if (Tree.sawDialect())
+  if (Tree.sawDialect() || Tree.LexicalError)
     return SyntaxError;
+  LoweredText Prefix;
+  Prefix.Storage = Tree.Source.substr(0, Tree.ErrorOffset).str();
+  Prefix.Text = Prefix.Storage;
+  Prefix.Map.addVerbatim(0, 0, Tree.ErrorOffset);
   LLVMContext Scratch;
   Expected<std::unique_ptr<Module>> M =
-      assembleModule(identityLowering(Tree), SM, BufferID, Scratch);
+      assembleModule(Prefix, SM, BufferID, Scratch);
   if (M)
     return SyntaxError;
   Error LLVMError = M.takeError();

@@ -1,8 +1,7 @@
 //===- Parse.cpp - Source text to concrete syntax tree --------------------===//
 //
-// Drives the Flex scanner and the Bison parser over one buffer. Bison's
-// "syntax error, unexpected X, expecting Y" becomes LLVM's wording,
-// "expected Y, found X"; a lexer error outranks the syntax error it causes.
+// Drives the Flex scanner and the Bison parser over one buffer. A lexer
+// error outranks the syntax error it causes: ParseState keeps the first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,17 +14,6 @@
 
 using namespace llq;
 using namespace llvm;
-
-/// Rewrites Bison's detailed message in the voice of LLVM's diagnostics.
-static std::string rewordSyntaxError(StringRef Msg) {
-  Msg.consume_front("syntax error, ");
-  if (!Msg.consume_front("unexpected "))
-    return Msg.str();
-  auto [Found, Expected] = Msg.split(", expecting ");
-  if (Expected.empty())
-    return ("unexpected " + Found).str();
-  return ("expected " + Expected + ", found " + Found).str();
-}
 
 Error llq::parseSyntax(SyntaxTree &Tree, const SourceMgr &SM,
                        unsigned BufferID) {
@@ -47,8 +35,6 @@ Error llq::parseSyntax(SyntaxTree &Tree, const SourceMgr &SM,
   if (Status == 0 && !St.HasError)
     return Error::success();
   std::string Msg = St.HasError ? St.ErrorMsg : "parser stack exhausted";
-  if (StringRef(Msg).starts_with("syntax error"))
-    Msg = rewordSyntaxError(Msg);
   SMLoc Loc = locAt(SM, BufferID, St.ErrorLoc.Begin);
   SMRange Range(Loc, locAt(SM, BufferID, St.ErrorLoc.End));
   return makeError(SM, Loc, Msg, Range);

@@ -28,10 +28,12 @@ struct ParseState {
   explicit ParseState(SyntaxTree &T) : T(T) {}
 
   /// Records the first error; later ones are consequences of it.
-  void error(SrcRange Where, std::string Message) {
+  void error(SrcRange Where, std::string Message, bool Lexical = false) {
     if (HasError)
       return;
     HasError = true;
+    T.ErrorOffset = Where.Begin;
+    T.LexicalError = Lexical;
     ErrorLoc = Where;
     ErrorMsg = std::move(Message);
   }

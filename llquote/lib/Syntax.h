@@ -152,6 +152,9 @@ public:
   unsigned NumControl = 0;
   /// Set by the lexer on the dialect's keywords.
   bool SawDialectKeyword = false;
+  /// Where parsing stopped on an error, and whether the lexer found it.
+  uint32_t ErrorOffset = 0;
+  bool LexicalError = false;
   /// Whether anything outside plain LLVM IR has been read so far.
   bool sawDialect() const {
     return NumAntiquotes || NumControl || SawDialectKeyword;

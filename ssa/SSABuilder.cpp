@@ -1,0 +1,834 @@
+//===- SSABuilder.cpp - Braun et al. SSA construction ----------------------===//
+//
+// The paper states readVariable, addPhiOperands and tryRemoveTrivialPhi as
+// mutually recursive functions whose depth grows with the length of the
+// control-flow paths they walk. Here a read is a small state machine over an
+// explicit stack of frames, trivial phis are removed with a worklist, and the
+// removal of redundant phi cycles runs an iterative Tarjan over an explicit
+// stack of tasks, so a function of any size is handled in heap memory.
+//
+// Removed phis are not rewritten out of their users: each records the value
+// it was replaced by, and resolve() follows those links (shortening them as
+// it goes, as union-find does). Only phi users are tracked, because only a
+// phi can become trivial when one of its operands is replaced.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llquote/ssa/SSABuilder.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include <algorithm>
+#include <cassert>
+#include <vector>
+
+using namespace llq::ssa;
+
+namespace {
+
+constexpr uint32_t NoId = ~0u;
+
+enum class ValueKind : uint8_t { Plain, Phi, Undef };
+
+/// Incomplete phis wait in an unsealed block for their operands; Filling ones
+/// are getting them right now. Neither may be judged trivial, because their
+/// operand lists are not final.
+enum class PhiState : uint8_t { Incomplete, Filling, Complete };
+
+struct BlockInfo {
+  llvm::SmallVector<Block, 2> Preds;
+  /// The phis reads left here while the block was unsealed, in creation order.
+  llvm::SmallVector<uint32_t, 2> IncompletePhis;
+  /// The read that last walked through this block, to find cycles of
+  /// single-predecessor blocks.
+  uint64_t WalkMark = 0;
+  /// The tryUseVar search that last visited this block, and its index there.
+  uint64_t SearchMark = 0;
+  uint32_t SearchIndex = 0;
+  bool Sealed = false;
+  bool Filled = false;
+};
+
+struct ValueInfo {
+  ValueKind Kind;
+  PhiState State = PhiState::Complete;
+  /// Set once a tryUseVar search proved that this complete phi only merges
+  /// client values; replacements never add new leaves, so it stays true.
+  bool KnownDefined = false;
+  uint32_t BlockId = NoId;
+  uint32_t VarId = NoId;
+  uint32_t PhiIndex = NoId;
+  /// This value's own id until it is a phi replaced by another value.
+  uint32_t Forward;
+};
+
+struct PhiInfo {
+  uint32_t ValueId;
+  llvm::SmallVector<Value, 2> Operands;
+  /// Phis that took this one as an operand. Entries may be stale (removed
+  /// phis) or repeated; both are harmless and pruned when the list moves.
+  llvm::SmallVector<uint32_t, 2> Users;
+};
+
+/// One step of a read. Read looks for the variable at the end of a block and
+/// leaves the answer in Impl::Result; FillPhi appends that answer to a phi
+/// and starts the read of its next operand; WriteChain records the answer in
+/// the single-predecessor blocks a read walked through.
+struct Frame {
+  enum KindTy : uint8_t { Read, FillPhi, WriteChain } Kind;
+  /// Read: whether the block is a predecessor, whose end the read consults.
+  bool ConsultsEnd = false;
+  /// Read: the block. FillPhi: the phi. WriteChain: where its blocks start
+  /// in Impl::Chain.
+  uint32_t A;
+  /// FillPhi: the index of the operand whose read comes next.
+  uint32_t B = 0;
+};
+
+uint64_t defKey(uint32_t Var, uint32_t BlockId) {
+  return (uint64_t(Var) << 32) | BlockId;
+}
+
+} // namespace
+
+class SSABuilder::Impl {
+public:
+  std::vector<BlockInfo> Blocks;
+  std::vector<ValueInfo> Values;
+  std::vector<PhiInfo> Phis;
+  /// The value of each variable at the current end of each block, whether
+  /// the client defined it there or a read recorded what it found. Only
+  /// looked up, never iterated, so its hashing cannot change the output.
+  llvm::DenseMap<uint64_t, uint32_t> Defs;
+  bool Finished = false;
+  std::vector<Value> Surviving;
+
+  // Scratch state of a read; a read never starts while another runs.
+  std::vector<Frame> Frames;
+  std::vector<uint32_t> Chain;
+  uint32_t ReadVar = NoId; // the variable every frame of the read concerns
+  uint32_t Result = NoId;
+  uint64_t WalkCounter = 0;
+  std::vector<uint32_t> Worklist;
+
+  // Scratch state of tryUseVar's search.
+  uint64_t SearchCounter = 0;
+  std::vector<uint64_t> ValueSearchMark;
+  std::vector<uint32_t> ValueSearchIndex;
+
+  // Scratch state of the cycle removal in finish().
+  uint64_t SetCounter = 0;
+  std::vector<uint64_t> SetMark;
+  std::vector<uint64_t> VisitMark;
+  std::vector<uint32_t> TarjanIndex;
+  std::vector<uint32_t> TarjanLow;
+  std::vector<uint8_t> OnStack;
+
+  uint32_t resolveId(uint32_t V) const;
+  bool isReplaced(uint32_t V) const { return Values[V].Forward != V; }
+  bool isPhiId(uint32_t V) const { return Values[V].Kind == ValueKind::Phi; }
+  PhiInfo &phi(uint32_t V) {
+    assert(isPhiId(V) && "not a phi");
+    return Phis[Values[V].PhiIndex];
+  }
+  const PhiInfo &phi(uint32_t V) const {
+    assert(isPhiId(V) && "not a phi");
+    return Phis[Values[V].PhiIndex];
+  }
+
+  uint32_t newValue(ValueKind Kind, uint32_t BlockId, uint32_t Var);
+  uint32_t newPhi(uint32_t BlockId, uint32_t Var, PhiState State);
+  uint32_t lookupDef(uint32_t Var, uint32_t BlockId) const;
+
+  uint32_t readVariable(uint32_t Var, uint32_t BlockId);
+  void runFrames(uint32_t Var);
+  void readFrame(uint32_t Start, bool ConsultsStart);
+  void fillPhiFrame(uint32_t P, uint32_t NextOp);
+  void writeChain(uint32_t Base);
+  void appendOperand(uint32_t P, uint32_t V);
+  bool isTrivial(uint32_t P, uint32_t &Same) const;
+  uint32_t replacementOf(uint32_t P, uint32_t Same);
+  void replacePhi(uint32_t P, uint32_t Same);
+  uint32_t tryRemoveTrivialPhi(uint32_t P);
+  void seal(uint32_t BlockId);
+
+  bool isDefinedEverywhere(uint32_t Var, uint32_t BlockId);
+
+  void removeRedundantPhiCycles();
+  struct SCCList {
+    std::vector<uint32_t> Members;
+    std::vector<uint32_t> Starts; // Starts[I]..Starts[I+1] is SCC I
+    size_t size() const { return Starts.size() - 1; }
+    llvm::ArrayRef<uint32_t> scc(size_t I) const {
+      return llvm::ArrayRef<uint32_t>(Members).slice(Starts[I],
+                                                     Starts[I + 1] - Starts[I]);
+    }
+  };
+  SCCList computeSCCs(llvm::ArrayRef<uint32_t> Set);
+  std::vector<uint32_t> processSCC(llvm::ArrayRef<uint32_t> SCC);
+};
+
+//===----------------------------------------------------------------------===//
+// Values and replacements
+//===----------------------------------------------------------------------===//
+
+uint32_t SSABuilder::Impl::resolveId(uint32_t V) const {
+  assert(V < Values.size() && "unknown value");
+  uint32_t Root = V;
+  while (Values[Root].Forward != Root)
+    Root = Values[Root].Forward;
+  // Point the whole chain at its end so the next walk is one step. The
+  // links only cache the replacement relation, which this does not change,
+  // so a const query may shorten them.
+  auto &Mutable = const_cast<std::vector<ValueInfo> &>(Values);
+  while (V != Root) {
+    uint32_t Next = Mutable[V].Forward;
+    Mutable[V].Forward = Root;
+    V = Next;
+  }
+  return Root;
+}
+
+uint32_t SSABuilder::Impl::newValue(ValueKind Kind, uint32_t BlockId,
+                                    uint32_t Var) {
+  uint32_t Id = uint32_t(Values.size());
+  assert(Id != NoId && "too many values");
+  ValueInfo VI;
+  VI.Kind = Kind;
+  VI.BlockId = BlockId;
+  VI.VarId = Var;
+  VI.Forward = Id;
+  Values.push_back(VI);
+  return Id;
+}
+
+uint32_t SSABuilder::Impl::newPhi(uint32_t BlockId, uint32_t Var,
+                                  PhiState State) {
+  uint32_t Id = newValue(ValueKind::Phi, BlockId, Var);
+  Values[Id].State = State;
+  Values[Id].PhiIndex = uint32_t(Phis.size());
+  Phis.push_back(PhiInfo{Id, {}, {}});
+  return Id;
+}
+
+uint32_t SSABuilder::Impl::lookupDef(uint32_t Var, uint32_t BlockId) const {
+  auto It = Defs.find(defKey(Var, BlockId));
+  return It == Defs.end() ? NoId : resolveId(It->second);
+}
+
+//===----------------------------------------------------------------------===//
+// Reading a variable: the paper's readVariable as a state machine
+//===----------------------------------------------------------------------===//
+
+uint32_t SSABuilder::Impl::readVariable(uint32_t Var, uint32_t BlockId) {
+  assert(Frames.empty() && Chain.empty() && "reads do not nest");
+  // The client's own block is read at its current end, which it may still
+  // extend, so unlike a predecessor it does not become filled.
+  Frames.push_back(Frame{Frame::Read, /*ConsultsEnd=*/false, BlockId});
+  runFrames(Var);
+  return resolveId(Result);
+}
+
+void SSABuilder::Impl::runFrames(uint32_t Var) {
+  ReadVar = Var;
+  while (!Frames.empty()) {
+    Frame F = Frames.back();
+    Frames.pop_back();
+    switch (F.Kind) {
+    case Frame::Read:
+      readFrame(F.A, F.ConsultsEnd);
+      break;
+    case Frame::FillPhi:
+      fillPhiFrame(F.A, F.B);
+      break;
+    case Frame::WriteChain:
+      writeChain(F.A);
+      break;
+    }
+  }
+  ReadVar = NoId;
+}
+
+/// Walks up single-predecessor blocks until one answers: by a definition, by
+/// being unsealed (an incomplete phi), by having no predecessor (an undef),
+/// or by needing a phi whose operands are further reads.
+void SSABuilder::Impl::readFrame(uint32_t Start, bool ConsultsStart) {
+  uint64_t Walk = ++WalkCounter;
+  uint32_t Base = uint32_t(Chain.size());
+  uint32_t Cur = Start;
+  bool Consults = ConsultsStart;
+  for (;;) {
+    BlockInfo &BI = Blocks[Cur];
+    // A read that asks for the value at a block's end relies on that end
+    // staying put; defVar checks this.
+    BI.Filled |= Consults;
+    Consults = true;
+    uint32_t Def = lookupDef(ReadVar, Cur);
+    if (Def != NoId) {
+      Result = Def;
+      break;
+    }
+    if (!BI.Sealed) {
+      // Predecessors may still come: sealBlock will complete this phi.
+      Result = newPhi(Cur, ReadVar, PhiState::Incomplete);
+      Blocks[Cur].IncompletePhis.push_back(Result);
+      Defs[defKey(ReadVar, Cur)] = Result;
+      break;
+    }
+    if (BI.Preds.empty()) {
+      Result = newValue(ValueKind::Undef, Cur, ReadVar);
+      Defs[defKey(ReadVar, Cur)] = Result;
+      break;
+    }
+    if (BI.Preds.size() == 1 && BI.WalkMark != Walk) {
+      BI.WalkMark = Walk;
+      Chain.push_back(Cur);
+      Cur = BI.Preds[0].Id;
+      continue;
+    }
+    // Several predecessors, or a cycle of single-predecessor blocks that
+    // defines nothing. Recording the phi before its operands are read is
+    // what stops the reads that come back around a cycle.
+    uint32_t P = newPhi(Cur, ReadVar, PhiState::Filling);
+    Defs[defKey(ReadVar, Cur)] = P;
+    if (Chain.size() > Base)
+      Frames.push_back(Frame{Frame::WriteChain, false, Base});
+    Frames.push_back(Frame{Frame::FillPhi, false, P, 0});
+    return;
+  }
+  writeChain(Base);
+}
+
+void SSABuilder::Impl::writeChain(uint32_t Base) {
+  // Recording the answer in every block of the walk is what makes the next
+  // read through them take one step (the paper's writeVariable).
+  for (size_t I = Base; I < Chain.size(); ++I)
+    Defs[defKey(ReadVar, Chain[I])] = Result;
+  Chain.resize(Base);
+}
+
+void SSABuilder::Impl::fillPhiFrame(uint32_t P, uint32_t NextOp) {
+  if (NextOp > 0)
+    appendOperand(P, Result);
+  const BlockInfo &BI = Blocks[Values[P].BlockId];
+  if (NextOp < BI.Preds.size()) {
+    // The frame that takes the answer goes below the read that makes it.
+    Frames.push_back(Frame{Frame::FillPhi, false, P, NextOp + 1});
+    Frames.push_back(Frame{Frame::Read, /*ConsultsEnd=*/true,
+                           BI.Preds[NextOp].Id});
+    return;
+  }
+  Values[P].State = PhiState::Complete;
+  Result = tryRemoveTrivialPhi(P);
+}
+
+void SSABuilder::Impl::appendOperand(uint32_t P, uint32_t V) {
+  V = resolveId(V);
+  phi(P).Operands.push_back(Value{V});
+  if (V != P && isPhiId(V))
+    phi(V).Users.push_back(P);
+}
+
+//===----------------------------------------------------------------------===//
+// Trivial phis
+//===----------------------------------------------------------------------===//
+
+/// A phi is trivial when its operands other than itself are all one value,
+/// which is then left in Same; NoId there means it has no such operand.
+bool SSABuilder::Impl::isTrivial(uint32_t P, uint32_t &Same) const {
+  Same = NoId;
+  for (Value Op : phi(P).Operands) {
+    uint32_t R = resolveId(Op.Id);
+    if (R == Same || R == P)
+      continue;
+    if (Same != NoId)
+      return false;
+    Same = R;
+  }
+  return true;
+}
+
+/// What a trivial phi stands for. A phi that only merges itself is
+/// reachable from no definition at all: unreachable code, where the variable
+/// is undefined.
+uint32_t SSABuilder::Impl::replacementOf(uint32_t P, uint32_t Same) {
+  if (Same != NoId)
+    return Same;
+  return newValue(ValueKind::Undef, Values[P].BlockId, Values[P].VarId);
+}
+
+void SSABuilder::Impl::replacePhi(uint32_t P, uint32_t Same) {
+  assert(P != Same && !isReplaced(P) && "replacing a phi twice");
+  Values[P].Forward = Same;
+  llvm::SmallVector<uint32_t, 2> Users = std::move(phi(P).Users);
+  phi(P).Users.clear();
+  bool SameIsPhi = isPhiId(Same);
+  for (uint32_t U : Users) {
+    if (U == P || isReplaced(U))
+      continue;
+    // U now reads Same where it read P, so it may have become trivial; and
+    // should Same go later, U must hear of it.
+    Worklist.push_back(U);
+    if (SameIsPhi && U != Same)
+      phi(Same).Users.push_back(U);
+  }
+}
+
+uint32_t SSABuilder::Impl::tryRemoveTrivialPhi(uint32_t P0) {
+  assert(Worklist.empty() && "trivial-phi removal does not nest");
+  Worklist.push_back(P0);
+  while (!Worklist.empty()) {
+    uint32_t P = Worklist.back();
+    Worklist.pop_back();
+    if (isReplaced(P) || Values[P].State != PhiState::Complete)
+      continue;
+    uint32_t Same;
+    if (isTrivial(P, Same))
+      replacePhi(P, replacementOf(P, Same));
+  }
+  return resolveId(P0);
+}
+
+void SSABuilder::Impl::seal(uint32_t BlockId) {
+  assert(!Blocks[BlockId].Sealed && "block sealed twice");
+  // Completing a phi reads only its own variable, and that variable has a
+  // definition here (the phi), so no read adds to this list meanwhile; the
+  // index loop would cope anyway.
+  for (size_t I = 0; I < Blocks[BlockId].IncompletePhis.size(); ++I) {
+    uint32_t P = Blocks[BlockId].IncompletePhis[I];
+    Values[P].State = PhiState::Filling;
+    Frames.push_back(Frame{Frame::FillPhi, false, P, 0});
+    runFrames(Values[P].VarId);
+  }
+  Blocks[BlockId].IncompletePhis.clear();
+  Blocks[BlockId].Sealed = true;
+}
+
+//===----------------------------------------------------------------------===//
+// tryUseVar: is a variable defined on every path?
+//===----------------------------------------------------------------------===//
+
+/// Searches, without changing anything, the graph a read would explore:
+/// blocks lead to their definition or else to their predecessors, phis to
+/// their operands. Undefined means an undef or a sealed block without
+/// predecessors is reached, or some node reaches no definition at all (an
+/// unreachable region, where a read would make phis of nothing but
+/// themselves).
+bool SSABuilder::Impl::isDefinedEverywhere(uint32_t Var, uint32_t Start) {
+  uint64_t Search = ++SearchCounter;
+  if (ValueSearchMark.size() < Values.size()) {
+    ValueSearchMark.resize(Values.size(), 0);
+    ValueSearchIndex.resize(Values.size(), 0);
+  }
+  struct Node {
+    uint32_t Id;
+    bool IsBlock;
+  };
+  std::vector<Node> Nodes;
+  std::vector<std::pair<uint32_t, uint32_t>> Edges;
+  std::vector<uint32_t> Leaves, Stack;
+  // Whether an unsealed block was met: its missing predecessors make the
+  // answer provisional, so nothing is cached.
+  bool Provisional = false;
+
+  auto Visit = [&](bool IsBlock, uint32_t Id, uint32_t From) {
+    uint64_t &Mark = IsBlock ? Blocks[Id].SearchMark : ValueSearchMark[Id];
+    uint32_t &Index = IsBlock ? Blocks[Id].SearchIndex : ValueSearchIndex[Id];
+    if (Mark != Search) {
+      Mark = Search;
+      Index = uint32_t(Nodes.size());
+      Nodes.push_back(Node{Id, IsBlock});
+      Stack.push_back(Index);
+    }
+    if (From != NoId)
+      Edges.emplace_back(From, Index);
+  };
+  auto VisitPreds = [&](uint32_t BlockId, uint32_t From) {
+    for (Block Pred : Blocks[BlockId].Preds)
+      Visit(true, Pred.Id, From);
+  };
+
+  Visit(true, Start, NoId);
+  while (!Stack.empty()) {
+    uint32_t N = Stack.back();
+    Stack.pop_back();
+    Node Cur = Nodes[N];
+    if (Cur.IsBlock) {
+      uint32_t Def = lookupDef(Var, Cur.Id);
+      if (Def != NoId) {
+        Visit(false, Def, N);
+        continue;
+      }
+      const BlockInfo &BI = Blocks[Cur.Id];
+      if (!BI.Sealed) {
+        // The predecessors still to come are presumed to define it.
+        Provisional = true;
+        Leaves.push_back(N);
+      } else if (BI.Preds.empty()) {
+        return false;
+      }
+      VisitPreds(Cur.Id, N);
+      continue;
+    }
+    const ValueInfo &VI = Values[Cur.Id];
+    if (VI.Kind == ValueKind::Undef)
+      return false;
+    if (VI.Kind == ValueKind::Plain || VI.KnownDefined) {
+      Leaves.push_back(N);
+    } else if (VI.State == PhiState::Incomplete) {
+      Provisional = true;
+      Leaves.push_back(N);
+      VisitPreds(VI.BlockId, N);
+    } else {
+      assert(VI.State == PhiState::Complete && "search during a read");
+      for (Value Op : phi(Cur.Id).Operands)
+        Visit(false, resolveId(Op.Id), N);
+    }
+  }
+
+  // Walk the edges backwards from the leaves; every node must be reached.
+  std::vector<uint32_t> Offsets(Nodes.size() + 1, 0), Reverse(Edges.size());
+  for (auto [From, To] : Edges)
+    ++Offsets[To + 1];
+  for (size_t I = 1; I < Offsets.size(); ++I)
+    Offsets[I] += Offsets[I - 1];
+  std::vector<uint32_t> Fill(Offsets.begin(), Offsets.end() - 1);
+  for (auto [From, To] : Edges)
+    Reverse[Fill[To]++] = From;
+  std::vector<uint8_t> Reaches(Nodes.size(), 0);
+  for (uint32_t L : Leaves)
+    Reaches[L] = 1;
+  Stack = Leaves;
+  while (!Stack.empty()) {
+    uint32_t N = Stack.back();
+    Stack.pop_back();
+    for (uint32_t I = Offsets[N]; I < Offsets[N + 1]; ++I) {
+      if (!Reaches[Reverse[I]]) {
+        Reaches[Reverse[I]] = 1;
+        Stack.push_back(Reverse[I]);
+      }
+    }
+  }
+  if (std::find(Reaches.begin(), Reaches.end(), 0) != Reaches.end())
+    return false;
+
+  if (!Provisional)
+    for (Node Nd : Nodes)
+      if (!Nd.IsBlock && isPhiId(Nd.Id))
+        Values[Nd.Id].KnownDefined = true;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// finish(): redundant phi cycles (paper section 3.2, Algorithm 5)
+//===----------------------------------------------------------------------===//
+
+/// Tarjan's algorithm on the phis of Set and the operand edges among them,
+/// with an explicit call stack. SCCs come out operands-first: each one's
+/// operands outside it are in SCCs already listed.
+SSABuilder::Impl::SCCList
+SSABuilder::Impl::computeSCCs(llvm::ArrayRef<uint32_t> Set) {
+  uint64_t Gen = ++SetCounter;
+  for (uint32_t P : Set)
+    SetMark[P] = Gen;
+  auto InSet = [&](uint32_t V) {
+    return V < SetMark.size() && SetMark[V] == Gen;
+  };
+  SCCList Out;
+  Out.Starts.push_back(0);
+  uint32_t Counter = 0;
+  std::vector<uint32_t> Stack;
+  std::vector<std::pair<uint32_t, uint32_t>> Calls; // phi, next operand
+  auto Enter = [&](uint32_t V) {
+    VisitMark[V] = Gen;
+    TarjanIndex[V] = TarjanLow[V] = Counter++;
+    Stack.push_back(V);
+    OnStack[V] = 1;
+    Calls.emplace_back(V, 0);
+  };
+
+  for (uint32_t Root : Set) {
+    if (VisitMark[Root] == Gen)
+      continue;
+    Enter(Root);
+    while (!Calls.empty()) {
+      auto [V, Next] = Calls.back();
+      llvm::ArrayRef<Value> Ops = phi(V).Operands;
+      if (Next < Ops.size()) {
+        Calls.back().second = Next + 1;
+        uint32_t W = resolveId(Ops[Next].Id);
+        if (!InSet(W))
+          continue;
+        if (VisitMark[W] != Gen)
+          Enter(W);
+        else if (OnStack[W])
+          TarjanLow[V] = std::min(TarjanLow[V], TarjanIndex[W]);
+        continue;
+      }
+      Calls.pop_back();
+      if (!Calls.empty()) {
+        uint32_t Parent = Calls.back().first;
+        TarjanLow[Parent] = std::min(TarjanLow[Parent], TarjanLow[V]);
+      }
+      if (TarjanLow[V] != TarjanIndex[V])
+        continue;
+      uint32_t W;
+      do {
+        W = Stack.back();
+        Stack.pop_back();
+        OnStack[W] = 0;
+        Out.Members.push_back(W);
+      } while (W != V);
+      Out.Starts.push_back(uint32_t(Out.Members.size()));
+    }
+  }
+  return Out;
+}
+
+/// Replaces the SCC by its only operand from outside, if it has one; if it
+/// has several, returns its inner phis (those with every operand inside),
+/// which may still form redundant cycles of their own.
+std::vector<uint32_t>
+SSABuilder::Impl::processSCC(llvm::ArrayRef<uint32_t> SCC) {
+  uint64_t Gen = ++SetCounter;
+  for (uint32_t P : SCC) {
+    assert(!isReplaced(P) && "SCC member already removed");
+    SetMark[P] = Gen;
+  }
+  uint32_t Outer = NoId;
+  bool SeveralOuter = false;
+  std::vector<uint32_t> Inner;
+  for (uint32_t P : SCC) {
+    bool IsInner = true;
+    for (Value Op : phi(P).Operands) {
+      uint32_t R = resolveId(Op.Id);
+      if (R < SetMark.size() && SetMark[R] == Gen)
+        continue;
+      IsInner = false;
+      if (Outer == NoId)
+        Outer = R;
+      else if (R != Outer)
+        SeveralOuter = true;
+    }
+    if (IsInner)
+      Inner.push_back(P);
+  }
+  if (SeveralOuter)
+    return Inner;
+  if (Outer == NoId) {
+    // Phis that only merge each other: unreachable code, as for a trivial
+    // phi of nothing but itself.
+    uint32_t First = *std::min_element(SCC.begin(), SCC.end());
+    Outer = newValue(ValueKind::Undef, Values[First].BlockId,
+                     Values[First].VarId);
+  }
+  // No user lists are kept up to date from here on: every user of these
+  // phis is in a later SCC or in this one, and sees them through resolveId.
+  for (uint32_t P : SCC)
+    Values[P].Forward = Outer;
+  return {};
+}
+
+void SSABuilder::Impl::removeRedundantPhiCycles() {
+  size_t N = Values.size();
+  SetMark.assign(N, 0);
+  VisitMark.assign(N, 0);
+  TarjanIndex.assign(N, 0);
+  TarjanLow.assign(N, 0);
+  OnStack.assign(N, 0);
+
+  std::vector<uint32_t> Live;
+  for (const PhiInfo &PI : Phis)
+    if (!isReplaced(PI.ValueId))
+      Live.push_back(PI.ValueId);
+
+  // The paper recurses into the inner phis of an SCC before it moves on to
+  // the next SCC, whose outside operands must be final by then; the task
+  // stack keeps that order. Removing inner phis can leave the rest of their
+  // SCC redundant, so the survivors are then processed again; the set
+  // shrinks every time, so this ends.
+  struct Task {
+    SCCList SCCs;
+    size_t Next = 0;
+    std::vector<uint32_t> Recheck;
+  };
+  std::vector<Task> Tasks;
+  Tasks.push_back(Task{computeSCCs(Live), 0, {}});
+  while (!Tasks.empty()) {
+    Task &T = Tasks.back();
+    if (!T.Recheck.empty()) {
+      std::vector<uint32_t> Members = std::move(T.Recheck);
+      T.Recheck.clear();
+      auto Removed = [&](uint32_t P) { return isReplaced(P); };
+      if (std::none_of(Members.begin(), Members.end(), Removed))
+        continue;
+      Members.erase(std::remove_if(Members.begin(), Members.end(), Removed),
+                    Members.end());
+      if (!Members.empty())
+        Tasks.push_back(Task{computeSCCs(Members), 0, {}});
+      continue;
+    }
+    if (T.Next == T.SCCs.size()) {
+      Tasks.pop_back();
+      continue;
+    }
+    llvm::ArrayRef<uint32_t> SCC = T.SCCs.scc(T.Next++);
+    std::vector<uint32_t> Inner = processSCC(SCC);
+    if (Inner.empty())
+      continue;
+    T.Recheck.assign(SCC.begin(), SCC.end());
+    SCCList Sub = computeSCCs(Inner);
+    Tasks.push_back(Task{std::move(Sub), 0, {}}); // T dangles from here
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// SSABuilder
+//===----------------------------------------------------------------------===//
+
+SSABuilder::SSABuilder() : I(std::make_unique<Impl>()) {}
+SSABuilder::~SSABuilder() = default;
+SSABuilder::SSABuilder(SSABuilder &&) noexcept = default;
+SSABuilder &SSABuilder::operator=(SSABuilder &&) noexcept = default;
+
+Block SSABuilder::declareBlock() {
+  assert(!I->Finished && "declareBlock after finish");
+  assert(I->Blocks.size() < NoId && "too many blocks");
+  I->Blocks.emplace_back();
+  return Block{uint32_t(I->Blocks.size() - 1)};
+}
+
+void SSABuilder::addPredecessor(Block B, Block Pred) {
+  assert(!I->Finished && "addPredecessor after finish");
+  assert(B.Id < I->Blocks.size() && Pred.Id < I->Blocks.size() &&
+         "unknown block");
+  assert(!I->Blocks[B.Id].Sealed && "predecessor added to a sealed block");
+  I->Blocks[B.Id].Preds.push_back(Pred);
+}
+
+void SSABuilder::sealBlock(Block B) {
+  assert(!I->Finished && "sealBlock after finish");
+  assert(B.Id < I->Blocks.size() && "unknown block");
+  I->seal(B.Id);
+}
+
+void SSABuilder::sealAllBlocks() {
+  assert(!I->Finished && "sealAllBlocks after finish");
+  for (uint32_t Id = 0; Id < I->Blocks.size(); ++Id)
+    if (!I->Blocks[Id].Sealed)
+      I->seal(Id);
+}
+
+unsigned SSABuilder::numBlocks() const { return unsigned(I->Blocks.size()); }
+
+llvm::ArrayRef<Block> SSABuilder::predecessors(Block B) const {
+  assert(B.Id < I->Blocks.size() && "unknown block");
+  return I->Blocks[B.Id].Preds;
+}
+
+bool SSABuilder::isSealed(Block B) const {
+  assert(B.Id < I->Blocks.size() && "unknown block");
+  return I->Blocks[B.Id].Sealed;
+}
+
+Value SSABuilder::createValue() {
+  assert(!I->Finished && "createValue after finish");
+  return Value{I->newValue(ValueKind::Plain, NoId, NoId)};
+}
+
+void SSABuilder::defVar(Variable Var, Value Val, Block B) {
+  assert(!I->Finished && "defVar after finish");
+  assert(Var.Id != NoId && "UINT32_MAX is not a variable");
+  assert(B.Id < I->Blocks.size() && "unknown block");
+  assert(Val.Id < I->Values.size() && "unknown value");
+  assert(!I->Blocks[B.Id].Filled &&
+         "defVar in a block a successor has already read through");
+  I->Defs[defKey(Var.Id, B.Id)] = Val.Id;
+}
+
+Value SSABuilder::useVar(Variable Var, Block B) {
+  assert(!I->Finished && "useVar after finish");
+  assert(Var.Id != NoId && "UINT32_MAX is not a variable");
+  assert(B.Id < I->Blocks.size() && "unknown block");
+  return Value{I->readVariable(Var.Id, B.Id)};
+}
+
+std::optional<Value> SSABuilder::tryUseVar(Variable Var, Block B) {
+  assert(!I->Finished && "tryUseVar after finish");
+  assert(Var.Id != NoId && "UINT32_MAX is not a variable");
+  assert(B.Id < I->Blocks.size() && "unknown block");
+  if (!I->isDefinedEverywhere(Var.Id, B.Id))
+    return std::nullopt;
+  return useVar(Var, B);
+}
+
+unsigned SSABuilder::numValues() const { return unsigned(I->Values.size()); }
+
+Value SSABuilder::resolve(Value V) const { return Value{I->resolveId(V.Id)}; }
+
+bool SSABuilder::isPhi(Value V) const {
+  assert(V.Id < I->Values.size() && "unknown value");
+  return I->Values[V.Id].Kind == ValueKind::Phi;
+}
+
+bool SSABuilder::isUndef(Value V) const {
+  assert(V.Id < I->Values.size() && "unknown value");
+  return I->Values[V.Id].Kind == ValueKind::Undef;
+}
+
+bool SSABuilder::isRemoved(Value V) const {
+  return isPhi(V) && I->isReplaced(V.Id);
+}
+
+bool SSABuilder::isIncompletePhi(Value V) const {
+  return isPhi(V) && I->Values[V.Id].State == PhiState::Incomplete;
+}
+
+Block SSABuilder::blockOf(Value V) const {
+  assert(V.Id < I->Values.size() && "unknown value");
+  assert(I->Values[V.Id].Kind != ValueKind::Plain &&
+         "the builder does not know where a client value lives");
+  return Block{I->Values[V.Id].BlockId};
+}
+
+Variable SSABuilder::variableOf(Value V) const {
+  assert(V.Id < I->Values.size() && "unknown value");
+  assert(I->Values[V.Id].Kind != ValueKind::Plain &&
+         "a client value belongs to no variable");
+  return Variable{I->Values[V.Id].VarId};
+}
+
+llvm::ArrayRef<Value> SSABuilder::phiOperands(Value Phi) const {
+  assert(Phi.Id < I->Values.size() && "unknown value");
+  return I->phi(Phi.Id).Operands;
+}
+
+void SSABuilder::finish() {
+  assert(!I->Finished && "finish called twice");
+  for (const BlockInfo &BI : I->Blocks) {
+    (void)BI;
+    assert(BI.Sealed && "finish requires every block to be sealed");
+  }
+  I->removeRedundantPhiCycles();
+  for (PhiInfo &PI : I->Phis) {
+    if (I->isReplaced(PI.ValueId))
+      continue;
+    for (Value &Op : PI.Operands)
+      Op.Id = I->resolveId(Op.Id);
+    I->Surviving.push_back(Value{PI.ValueId});
+  }
+#ifndef NDEBUG
+  for (Value P : I->Surviving) {
+    uint32_t Same;
+    assert(!I->isTrivial(P.Id, Same) && "a trivial phi survived finish");
+  }
+#endif
+  I->Finished = true;
+}
+
+bool SSABuilder::isFinished() const { return I->Finished; }
+
+llvm::ArrayRef<Value> SSABuilder::phis() const {
+  assert(I->Finished && "phis() is known after finish()");
+  return I->Surviving;
+}
