@@ -91,15 +91,21 @@ TEST_CASE("uneven_work_with_slow_indices_gives_exact_results") {
   const int64_t N = 20000;
   auto Rounds = [](int64_t I) { return I % 64 == 0 ? 5000 : 5; };
   std::vector<uint64_t> Out(N, 0);
+  std::mutex M;
+  std::set<std::thread::id> Threads;
   Gang G(withThreads(3));
   G.parallelFor(0, N, [&](int64_t Start, int64_t End) {
     for (int64_t I = Start; I < End; ++I)
       Out[size_t(I)] = mix(uint64_t(I), Rounds(I));
+    std::lock_guard<std::mutex> Lock(M);
+    Threads.insert(std::this_thread::get_id());
   });
   int64_t Wrong = 0;
   for (int64_t I = 0; I < N; ++I)
     Wrong += Out[size_t(I)] != mix(uint64_t(I), Rounds(I));
   CHECK(Wrong == 0);
+  // The job takes milliseconds: the workers must have joined in.
+  CHECK(Threads.size() >= 2);
 }
 
 TEST_CASE("kernel_exception_reaches_caller_unchanged") {

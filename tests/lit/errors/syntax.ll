@@ -5,7 +5,7 @@
 define i32 @f(i32 %a) {
 ; CHECK: {{^}}[[FILE]]:[[@LINE+3]]:19: error: expected ',', found integer '1'{{$}}
 ; CHECK-NEXT: {{^}}  %b = add i32 %a 1{{$}}
-; CHECK-NEXT: {{^ {18}\^$}}
+; CHECK-NEXT: {{^                  \^$}}
   %b = add i32 %a 1
   ret i32 %b
 }
