@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
                      sys::path::filename(Path).str().c_str(), MB, MB / O,
                      MB / T, T / O);
   }
-  outs() << format("%-30s %7.2f %12.1f %13.1f %6.3f\n", "total", SumMB,
+  outs() << format("%-30s %7.2f %12.1f %13.1f %6.3f\n", static_cast<const char *>("total"), SumMB,
                    SumMB / SumOurs, SumMB / SumTheirs, SumTheirs / SumOurs);
   outs() << "ratio = llvm-as time / llquote time (1.0 = as fast as llvm-as)\n";
   return 0;
