@@ -4,8 +4,8 @@
 // mutually recursive functions whose depth grows with the length of the
 // control-flow paths they walk. Here a read is a small state machine over an
 // explicit stack of frames, trivial phis are removed with a worklist, and the
-// removal of redundant phi cycles runs an iterative Tarjan over an explicit
-// stack of tasks, so a function of any size is handled in heap memory.
+// removal of redundant phi cycles runs an iterative Tarjan and an iterative
+// dominator computation, so a function of any size is handled in heap memory.
 //
 // Removed phis are not rewritten out of their users: each records the value
 // it was replaced by, and resolve() follows those links (shortening them as
@@ -66,7 +66,8 @@ struct PhiInfo {
   uint32_t ValueId;
   llvm::SmallVector<Value, 2> Operands;
   /// Phis that took this one as an operand. Entries may be stale (removed
-  /// phis) or repeated; both are harmless and pruned when the list moves.
+  /// phis), which are dropped when the list moves to a replacement, or
+  /// repeated, which costs a second look at the user and nothing else.
   llvm::SmallVector<uint32_t, 2> Users;
 };
 
@@ -123,6 +124,8 @@ public:
   std::vector<uint32_t> TarjanIndex;
   std::vector<uint32_t> TarjanLow;
   std::vector<uint8_t> OnStack;
+  std::vector<uint64_t> LocalMark;
+  std::vector<uint32_t> LocalIndex;
 
   uint32_t resolveId(uint32_t V) const;
   bool isReplaced(uint32_t V) const { return Values[V].Forward != V; }
@@ -165,7 +168,8 @@ public:
     }
   };
   SCCList computeSCCs(llvm::ArrayRef<uint32_t> Set);
-  std::vector<uint32_t> processSCC(llvm::ArrayRef<uint32_t> SCC);
+  void processSCC(llvm::ArrayRef<uint32_t> SCC);
+  void removeMergesOfOneValue(llvm::ArrayRef<uint32_t> SCC, uint64_t InSCC);
 };
 
 //===----------------------------------------------------------------------===//
@@ -405,6 +409,125 @@ void SSABuilder::Impl::seal(uint32_t BlockId) {
 }
 
 //===----------------------------------------------------------------------===//
+// Small graph algorithms, on nodes numbered from 0
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Edges kept both ways, since dominators need predecessors and the
+/// depth-first search that precedes them needs successors.
+struct Graph {
+  std::vector<llvm::SmallVector<uint32_t, 2>> Preds, Succs;
+
+  uint32_t size() const { return uint32_t(Preds.size()); }
+  uint32_t addNode() {
+    Preds.emplace_back();
+    Succs.emplace_back();
+    return size() - 1;
+  }
+  void addEdge(uint32_t From, uint32_t To) {
+    Succs[From].push_back(To);
+    Preds[To].push_back(From);
+  }
+};
+
+/// Whether every node has a path to one of Targets.
+bool allReach(const Graph &G, llvm::ArrayRef<uint32_t> Targets) {
+  std::vector<uint8_t> Reaches(G.size(), 0);
+  std::vector<uint32_t> Stack(Targets.begin(), Targets.end());
+  for (uint32_t T : Targets)
+    Reaches[T] = 1;
+  while (!Stack.empty()) {
+    uint32_t N = Stack.back();
+    Stack.pop_back();
+    for (uint32_t From : G.Preds[N])
+      if (!Reaches[From]) {
+        Reaches[From] = 1;
+        Stack.push_back(From);
+      }
+  }
+  return std::find(Reaches.begin(), Reaches.end(), 0) == Reaches.end();
+}
+
+/// Depth-first preorder from node 0: the nodes in order, each node's number
+/// in it, and each node's parent in the search tree.
+void depthFirstPreorder(const Graph &G, std::vector<uint32_t> &Order,
+                        std::vector<uint32_t> &Num,
+                        std::vector<uint32_t> &Parent) {
+  Order.assign(1, 0);
+  Num.assign(G.size(), NoId);
+  Parent.assign(G.size(), NoId);
+  Num[0] = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> Calls{{0, 0}}; // node, next
+  while (!Calls.empty()) {
+    auto [V, Next] = Calls.back();
+    if (Next == G.Succs[V].size()) {
+      Calls.pop_back();
+      continue;
+    }
+    Calls.back().second = Next + 1;
+    uint32_t W = G.Succs[V][Next];
+    if (Num[W] != NoId)
+      continue;
+    Num[W] = uint32_t(Order.size());
+    Order.push_back(W);
+    Parent[W] = V;
+    Calls.emplace_back(W, 0);
+  }
+}
+
+/// Immediate dominators from node 0 by the Semi-NCA algorithm, with path
+/// compression done on an explicit stack. Every node must be reachable from
+/// node 0; Order is left holding the depth-first preorder.
+std::vector<uint32_t> immediateDominators(const Graph &G,
+                                          std::vector<uint32_t> &Order) {
+  std::vector<uint32_t> Num, Parent;
+  depthFirstPreorder(G, Order, Num, Parent);
+  assert(Order.size() == G.size() && "a node is unreachable from node 0");
+  uint32_t N = G.size();
+  // Semidominators, as preorder numbers, from the minimum over each
+  // predecessor's path in the forest of the nodes already processed.
+  std::vector<uint32_t> Semi(Num), Label(N), Ancestor(N, NoId), Path;
+  for (uint32_t V = 0; V < N; ++V)
+    Label[V] = V;
+  auto Eval = [&](uint32_t V) {
+    if (Ancestor[V] == NoId)
+      return V;
+    // The textbook compresses recursively, updating nodes nearest the root
+    // first on the way back; the stack gives the same order.
+    for (uint32_t X = V; Ancestor[Ancestor[X]] != NoId; X = Ancestor[X])
+      Path.push_back(X);
+    while (!Path.empty()) {
+      uint32_t X = Path.back();
+      Path.pop_back();
+      uint32_t A = Ancestor[X];
+      if (Semi[Label[A]] < Semi[Label[X]])
+        Label[X] = Label[A];
+      Ancestor[X] = Ancestor[A];
+    }
+    return Label[V];
+  };
+  for (uint32_t I = N; I-- > 1;) {
+    uint32_t W = Order[I];
+    for (uint32_t V : G.Preds[W])
+      Semi[W] = std::min(Semi[W], Semi[Eval(V)]);
+    Ancestor[W] = Parent[W];
+  }
+  // The immediate dominator is the nearest ancestor of the parent whose
+  // number is at most the semidominator's.
+  std::vector<uint32_t> IDom(Parent);
+  IDom[0] = 0;
+  for (uint32_t I = 1; I < N; ++I) {
+    uint32_t W = Order[I];
+    while (Num[IDom[W]] > Semi[W])
+      IDom[W] = IDom[IDom[W]];
+  }
+  return IDom;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
 // tryUseVar: is a variable defined on every path?
 //===----------------------------------------------------------------------===//
 
@@ -420,28 +543,25 @@ bool SSABuilder::Impl::isDefinedEverywhere(uint32_t Var, uint32_t Start) {
     ValueSearchMark.resize(Values.size(), 0);
     ValueSearchIndex.resize(Values.size(), 0);
   }
-  struct Node {
-    uint32_t Id;
-    bool IsBlock;
-  };
-  std::vector<Node> Nodes;
-  std::vector<std::pair<uint32_t, uint32_t>> Edges;
+  Graph G;
+  std::vector<std::pair<uint32_t, bool>> Nodes; // id, is a block
   std::vector<uint32_t> Leaves, Stack;
   // Whether an unsealed block was met: its missing predecessors make the
   // answer provisional, so nothing is cached.
   bool Provisional = false;
 
+  // Edges point from a node to what it reads from; allReach follows them.
   auto Visit = [&](bool IsBlock, uint32_t Id, uint32_t From) {
     uint64_t &Mark = IsBlock ? Blocks[Id].SearchMark : ValueSearchMark[Id];
     uint32_t &Index = IsBlock ? Blocks[Id].SearchIndex : ValueSearchIndex[Id];
     if (Mark != Search) {
       Mark = Search;
-      Index = uint32_t(Nodes.size());
-      Nodes.push_back(Node{Id, IsBlock});
+      Index = G.addNode();
+      Nodes.emplace_back(Id, IsBlock);
       Stack.push_back(Index);
     }
     if (From != NoId)
-      Edges.emplace_back(From, Index);
+      G.addEdge(From, Index);
   };
   auto VisitPreds = [&](uint32_t BlockId, uint32_t From) {
     for (Block Pred : Blocks[BlockId].Preds)
@@ -452,25 +572,24 @@ bool SSABuilder::Impl::isDefinedEverywhere(uint32_t Var, uint32_t Start) {
   while (!Stack.empty()) {
     uint32_t N = Stack.back();
     Stack.pop_back();
-    Node Cur = Nodes[N];
-    if (Cur.IsBlock) {
-      uint32_t Def = lookupDef(Var, Cur.Id);
+    auto [Id, IsBlock] = Nodes[N];
+    if (IsBlock) {
+      uint32_t Def = lookupDef(Var, Id);
       if (Def != NoId) {
         Visit(false, Def, N);
         continue;
       }
-      const BlockInfo &BI = Blocks[Cur.Id];
-      if (!BI.Sealed) {
+      if (!Blocks[Id].Sealed) {
         // The predecessors still to come are presumed to define it.
         Provisional = true;
         Leaves.push_back(N);
-      } else if (BI.Preds.empty()) {
+      } else if (Blocks[Id].Preds.empty()) {
         return false;
       }
-      VisitPreds(Cur.Id, N);
+      VisitPreds(Id, N);
       continue;
     }
-    const ValueInfo &VI = Values[Cur.Id];
+    const ValueInfo &VI = Values[Id];
     if (VI.Kind == ValueKind::Undef)
       return false;
     if (VI.Kind == ValueKind::Plain || VI.KnownDefined) {
@@ -481,41 +600,16 @@ bool SSABuilder::Impl::isDefinedEverywhere(uint32_t Var, uint32_t Start) {
       VisitPreds(VI.BlockId, N);
     } else {
       assert(VI.State == PhiState::Complete && "search during a read");
-      for (Value Op : phi(Cur.Id).Operands)
+      for (Value Op : phi(Id).Operands)
         Visit(false, resolveId(Op.Id), N);
     }
   }
-
-  // Walk the edges backwards from the leaves; every node must be reached.
-  std::vector<uint32_t> Offsets(Nodes.size() + 1, 0), Reverse(Edges.size());
-  for (auto [From, To] : Edges)
-    ++Offsets[To + 1];
-  for (size_t I = 1; I < Offsets.size(); ++I)
-    Offsets[I] += Offsets[I - 1];
-  std::vector<uint32_t> Fill(Offsets.begin(), Offsets.end() - 1);
-  for (auto [From, To] : Edges)
-    Reverse[Fill[To]++] = From;
-  std::vector<uint8_t> Reaches(Nodes.size(), 0);
-  for (uint32_t L : Leaves)
-    Reaches[L] = 1;
-  Stack = Leaves;
-  while (!Stack.empty()) {
-    uint32_t N = Stack.back();
-    Stack.pop_back();
-    for (uint32_t I = Offsets[N]; I < Offsets[N + 1]; ++I) {
-      if (!Reaches[Reverse[I]]) {
-        Reaches[Reverse[I]] = 1;
-        Stack.push_back(Reverse[I]);
-      }
-    }
-  }
-  if (std::find(Reaches.begin(), Reaches.end(), 0) != Reaches.end())
+  if (!allReach(G, Leaves))
     return false;
-
   if (!Provisional)
-    for (Node Nd : Nodes)
-      if (!Nd.IsBlock && isPhiId(Nd.Id))
-        Values[Nd.Id].KnownDefined = true;
+    for (auto [Id, IsBlock] : Nodes)
+      if (!IsBlock && isPhiId(Id))
+        Values[Id].KnownDefined = true;
   return true;
 }
 
@@ -585,11 +679,11 @@ SSABuilder::Impl::computeSCCs(llvm::ArrayRef<uint32_t> Set) {
   return Out;
 }
 
-/// Replaces the SCC by its only operand from outside, if it has one; if it
-/// has several, returns its inner phis (those with every operand inside),
-/// which may still form redundant cycles of their own.
-std::vector<uint32_t>
-SSABuilder::Impl::processSCC(llvm::ArrayRef<uint32_t> SCC) {
+/// Algorithm 5's test of one SCC, whose operands from outside are final.
+/// With no outside operand the phis merge nothing: an undef. With one, they
+/// all stand for it. With several, a part of the SCC may still reference
+/// only itself and one value; see removeMergesOfOneValue.
+void SSABuilder::Impl::processSCC(llvm::ArrayRef<uint32_t> SCC) {
   uint64_t Gen = ++SetCounter;
   for (uint32_t P : SCC) {
     assert(!isReplaced(P) && "SCC member already removed");
@@ -597,36 +691,89 @@ SSABuilder::Impl::processSCC(llvm::ArrayRef<uint32_t> SCC) {
   }
   uint32_t Outer = NoId;
   bool SeveralOuter = false;
-  std::vector<uint32_t> Inner;
   for (uint32_t P : SCC) {
-    bool IsInner = true;
     for (Value Op : phi(P).Operands) {
       uint32_t R = resolveId(Op.Id);
       if (R < SetMark.size() && SetMark[R] == Gen)
         continue;
-      IsInner = false;
       if (Outer == NoId)
         Outer = R;
       else if (R != Outer)
         SeveralOuter = true;
     }
-    if (IsInner)
-      Inner.push_back(P);
   }
-  if (SeveralOuter)
-    return Inner;
+  if (SeveralOuter) {
+    removeMergesOfOneValue(SCC, Gen);
+    return;
+  }
   if (Outer == NoId) {
-    // Phis that only merge each other: unreachable code, as for a trivial
-    // phi of nothing but itself.
+    // Unreachable code, as for a trivial phi of nothing but itself.
     uint32_t First = *std::min_element(SCC.begin(), SCC.end());
     Outer = newValue(ValueKind::Undef, Values[First].BlockId,
                      Values[First].VarId);
   }
-  // No user lists are kept up to date from here on: every user of these
-  // phis is in a later SCC or in this one, and sees them through resolveId.
+  // User lists are not kept up to date from here on: every user of these
+  // phis is in this SCC or a later one and sees them through resolveId.
   for (uint32_t P : SCC)
     Values[P].Forward = Outer;
-  return {};
+}
+
+/// The paper finds the redundant parts of an SCC with several outside
+/// operands by recursing into its inner phis (those with no outside
+/// operand), which peels one layer of phis per step and so takes quadratic
+/// time on a nest of loops that all carry a variable (about a second for
+/// the tests' 10 000 nested loops, where this takes milliseconds). Instead:
+/// a set of phis that references only itself and one value v is one in
+/// which every path along operand edges out of the set passes through v, so
+/// a phi is in such a set exactly when some value post-dominates it in the
+/// SCC's operand graph, every outside operand leading to one exit. The
+/// dominator tree of the reversed graph finds all such phis at once, and
+/// the value each stands for is its highest post-dominator below the exit.
+/// Removing them cannot make the rest redundant: a path that avoided every
+/// candidate v before still does once the removed phis are bypassed.
+void SSABuilder::Impl::removeMergesOfOneValue(llvm::ArrayRef<uint32_t> SCC,
+                                              uint64_t InSCC) {
+  if (LocalMark.size() < Values.size()) {
+    LocalMark.resize(Values.size(), 0);
+    LocalIndex.resize(Values.size(), 0);
+  }
+  // Node 0 is the exit, then come the distinct outside operands, then the
+  // phis; an edge runs from each operand to its user.
+  Graph G;
+  G.addNode();
+  std::vector<uint32_t> ValueOf{NoId};
+  uint64_t Gen = ++SetCounter;
+  auto LocalOf = [&](uint32_t V) {
+    if (LocalMark[V] != Gen) {
+      LocalMark[V] = Gen;
+      LocalIndex[V] = G.addNode();
+      ValueOf.push_back(V);
+    }
+    return LocalIndex[V];
+  };
+  for (uint32_t P : SCC)
+    for (Value Op : phi(P).Operands) {
+      uint32_t R = resolveId(Op.Id);
+      if (R >= SetMark.size() || SetMark[R] != InSCC)
+        G.addEdge(0, LocalOf(R));
+    }
+  uint32_t FirstPhi = G.size();
+  for (uint32_t P : SCC)
+    LocalOf(P);
+  for (uint32_t L = FirstPhi; L < G.size(); ++L)
+    for (Value Op : phi(ValueOf[L]).Operands)
+      G.addEdge(LocalOf(resolveId(Op.Id)), L);
+
+  std::vector<uint32_t> Order;
+  std::vector<uint32_t> IDom = immediateDominators(G, Order);
+  // Dominators come before the nodes they dominate in preorder, so one
+  // pass finds each node's highest dominator below the exit.
+  std::vector<uint32_t> Top(G.size(), 0);
+  for (uint32_t L : Order)
+    Top[L] = IDom[L] == 0 ? L : Top[IDom[L]];
+  for (uint32_t L = FirstPhi; L < G.size(); ++L)
+    if (Top[L] != L)
+      Values[ValueOf[L]].Forward = ValueOf[Top[L]];
 }
 
 void SSABuilder::Impl::removeRedundantPhiCycles() {
@@ -641,45 +788,11 @@ void SSABuilder::Impl::removeRedundantPhiCycles() {
   for (const PhiInfo &PI : Phis)
     if (!isReplaced(PI.ValueId))
       Live.push_back(PI.ValueId);
-
-  // The paper recurses into the inner phis of an SCC before it moves on to
-  // the next SCC, whose outside operands must be final by then; the task
-  // stack keeps that order. Removing inner phis can leave the rest of their
-  // SCC redundant, so the survivors are then processed again; the set
-  // shrinks every time, so this ends.
-  struct Task {
-    SCCList SCCs;
-    size_t Next = 0;
-    std::vector<uint32_t> Recheck;
-  };
-  std::vector<Task> Tasks;
-  Tasks.push_back(Task{computeSCCs(Live), 0, {}});
-  while (!Tasks.empty()) {
-    Task &T = Tasks.back();
-    if (!T.Recheck.empty()) {
-      std::vector<uint32_t> Members = std::move(T.Recheck);
-      T.Recheck.clear();
-      auto Removed = [&](uint32_t P) { return isReplaced(P); };
-      if (std::none_of(Members.begin(), Members.end(), Removed))
-        continue;
-      Members.erase(std::remove_if(Members.begin(), Members.end(), Removed),
-                    Members.end());
-      if (!Members.empty())
-        Tasks.push_back(Task{computeSCCs(Members), 0, {}});
-      continue;
-    }
-    if (T.Next == T.SCCs.size()) {
-      Tasks.pop_back();
-      continue;
-    }
-    llvm::ArrayRef<uint32_t> SCC = T.SCCs.scc(T.Next++);
-    std::vector<uint32_t> Inner = processSCC(SCC);
-    if (Inner.empty())
-      continue;
-    T.Recheck.assign(SCC.begin(), SCC.end());
-    SCCList Sub = computeSCCs(Inner);
-    Tasks.push_back(Task{std::move(Sub), 0, {}}); // T dangles from here
-  }
+  // Operands first, so the outside operands of each SCC are final when it
+  // is processed.
+  SCCList SCCs = computeSCCs(Live);
+  for (size_t I = 0; I < SCCs.size(); ++I)
+    processSCC(SCCs.scc(I));
 }
 
 //===----------------------------------------------------------------------===//

@@ -4,12 +4,16 @@
 // column of the lowered text; they are turned into an offset there, mapped
 // to the source, and re-issued against the user's buffer.
 //
+// The assembler runs as llvm-as runs it: without the debug-info upgrade,
+// which verifies the module and aborts the process when it is broken. The
+// verifier runs afterwards, as its own step, and reports instead.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Assemble.h"
 #include "Parse.h"
 #include "llquote/Diagnostics.h"
-#include "llvm/AsmParser/Parser.h"
+#include "llvm/AsmParser/LLParser.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace llq;
@@ -43,9 +47,13 @@ llq::assembleModule(const LoweredText &L, const SourceMgr &SM,
                     unsigned BufferID, LLVMContext &Ctx) {
   StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
   SMDiagnostic Diag;
-  std::unique_ptr<Module> M =
-      parseAssembly(MemoryBufferRef(L.Text, Name), Diag, Ctx);
-  if (!M)
+  SourceMgr LoweredSM;
+  LoweredSM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBuffer(L.Text, Name, /*RequiresNullTerminator=*/true),
+      SMLoc());
+  auto M = std::make_unique<Module>(Name, Ctx);
+  LLParser Parser(L.Text, LoweredSM, Diag, M.get(), /*Index=*/nullptr, Ctx);
+  if (Parser.Run(/*UpgradeDebugInfo=*/false))
     return relocate(Diag, L, SM, BufferID);
   return std::move(M);
 }
