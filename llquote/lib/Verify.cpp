@@ -6,12 +6,18 @@
 // instructions (which correspond one to one to the Inst nodes of plain IR)
 // are matched against the values the verifier printed.
 //
+// Debug info is treated as llvm-as treats it: debug info of another version
+// than this LLVM's is dropped with a warning, and so is debug info that is
+// itself malformed; the rest of the module must verify.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Verify.h"
 #include "Parse.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
@@ -78,12 +84,27 @@ static const Node *findInstruction(const Function &F, const Node *Define,
   return nullptr;
 }
 
-Error llq::verifyLocated(const Module &M, const SyntaxTree &Tree,
+/// Drops debug info of another version, warning through the context as
+/// LLVM's own reader does.
+static void dropOtherVersionDebugInfo(Module &M) {
+  unsigned Version = getDebugMetadataVersionFromModule(M);
+  if (Version != DEBUG_METADATA_VERSION && StripDebugInfo(M))
+    M.getContext().diagnose(DiagnosticInfoDebugMetadataVersion(M, Version));
+}
+
+Error llq::verifyLocated(Module &M, const SyntaxTree &Tree,
                          const SourceMgr &SM, unsigned BufferID) {
+  dropOtherVersionDebugInfo(M);
   std::string Report;
   raw_string_ostream OS(Report);
-  if (!verifyModule(M, &OS))
+  bool BrokenDebugInfo = false;
+  if (!verifyModule(M, &OS, &BrokenDebugInfo)) {
+    if (BrokenDebugInfo) {
+      M.getContext().diagnose(DiagnosticInfoIgnoringInvalidDebugMetadata(M));
+      StripDebugInfo(M);
+    }
     return Error::success();
+  }
   for (const Function &F : M) {
     if (F.isDeclaration())
       continue;

@@ -3,6 +3,8 @@
 // verifyLocated: requires a module assembled from plain lowering of Tree;
 // produces nothing, or the verifier's first complaint located at the
 // definition (and, where it can be found, the instruction) it is about.
+// Breaks: debug info of another version, or malformed, is stripped with a
+// warning through the context's diagnostic handler, as llvm-as does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +18,7 @@
 
 namespace llq {
 
-llvm::Error verifyLocated(const llvm::Module &M, const SyntaxTree &Tree,
+llvm::Error verifyLocated(llvm::Module &M, const SyntaxTree &Tree,
                           const llvm::SourceMgr &SM, unsigned BufferID);
 
 } // namespace llq
