@@ -65,17 +65,28 @@ size_t llq::rt::byteSize(ScalarKind Kind) {
 
 const char *llq::rt::kindName(ScalarKind Kind) {
   switch (Kind) {
-  case ScalarKind::I8: return "i8";
-  case ScalarKind::I16: return "i16";
-  case ScalarKind::I32: return "i32";
-  case ScalarKind::I64: return "i64";
-  case ScalarKind::U8: return "u8";
-  case ScalarKind::U16: return "u16";
-  case ScalarKind::U32: return "u32";
-  case ScalarKind::U64: return "u64";
-  case ScalarKind::F32: return "f32";
-  case ScalarKind::F64: return "f64";
-  case ScalarKind::Bool: return "bool";
+  case ScalarKind::I8:
+    return "i8";
+  case ScalarKind::I16:
+    return "i16";
+  case ScalarKind::I32:
+    return "i32";
+  case ScalarKind::I64:
+    return "i64";
+  case ScalarKind::U8:
+    return "u8";
+  case ScalarKind::U16:
+    return "u16";
+  case ScalarKind::U32:
+    return "u32";
+  case ScalarKind::U64:
+    return "u64";
+  case ScalarKind::F32:
+    return "f32";
+  case ScalarKind::F64:
+    return "f64";
+  case ScalarKind::Bool:
+    return "bool";
   }
   assert(false && "unknown scalar kind");
   return "?";
@@ -183,15 +194,15 @@ Expected<Array> Array::create(const ElemType &Type, const Shape &Sh) {
       return Status::error(tooLarge(Sh, Kind));
     // Padded to whole 64-byte granules, and never empty, so that every owned
     // buffer is a valid aligned pointer a vector kernel can load from.
-    uint64_t Padded = std::max<uint64_t>(
-        BufferAlignment, (*Bytes + BufferAlignment - 1) / BufferAlignment *
-                             BufferAlignment);
+    uint64_t Padded = std::max<uint64_t>(BufferAlignment,
+                                         (*Bytes + BufferAlignment - 1) /
+                                             BufferAlignment * BufferAlignment);
     auto *Raw = static_cast<std::byte *>(::operator new[](
         size_t(Padded), std::align_val_t(BufferAlignment), std::nothrow));
     if (!Raw)
       return Status::error("out of memory allocating " +
-                           std::to_string(Padded) + " bytes for an array of "
-                           "shape " + Sh.str());
+                           std::to_string(Padded) +
+                           " bytes for an array of shape " + Sh.str());
     std::memset(Raw, 0, size_t(Padded));
     A.Storage.emplace_back(Raw);
     A.Buffers.push_back(Raw);
@@ -213,9 +224,10 @@ Expected<Array> Array::wrap(const ElemType &Type, const Shape &Sh,
     if (!Buffers[F] && Sh.size() != 0)
       return Status::error("buffer " + std::to_string(F) + " is null");
     if (reinterpret_cast<uintptr_t>(Buffers[F]) % byteSize(Kind) != 0)
-      return Status::error("buffer " + std::to_string(F) + " is not aligned "
-                           "to " + std::to_string(byteSize(Kind)) +
-                           " bytes for its " + kindName(Kind) + " elements");
+      return Status::error("buffer " + std::to_string(F) +
+                           " is not aligned to " +
+                           std::to_string(byteSize(Kind)) + " bytes for its " +
+                           kindName(Kind) + " elements");
   }
   Array A(Type, Sh);
   A.Buffers = Buffers;

@@ -49,10 +49,11 @@ struct Task {
   int64_t End = 0;
 };
 
-/// A deque of tasks behind a mutex. Pieces are coarse (a few per thread per
-/// job), so a lock per piece costs far less than the piece itself; that buys
-/// a deque that is simple to get right instead of a lock-free one.
-/// Over-aligned so that two queues never share a cache line.
+/// A deque of tasks behind a mutex. A job is cut into only a few pieces per
+/// thread, so one uncontended lock per piece is cheap next to the work of any
+/// job worth splitting; that buys a deque that is simple to get right instead
+/// of a lock-free one. Over-aligned so that two queues never share a cache
+/// line.
 struct alignas(64) TaskQueue {
   /// Appends pieces [First, Last) of Owner's range, each PieceSize long but
   /// the last, in reverse: the owner, popping from the back, then takes them
@@ -73,6 +74,7 @@ struct alignas(64) TaskQueue {
   }
 
   bool popBack(Task &Out) {
+    // The owner may skip the lock on a zero hint as thieves do (popFront).
     if (Hint.load(std::memory_order_relaxed) == 0)
       return false;
     std::lock_guard<std::mutex> Lock(M);
@@ -136,6 +138,7 @@ public:
   Status run(Job First);
   unsigned numThreads() const { return NumThreads; }
 
+private:
   /// Runs Chain's job J (and any inline-sized phases after it) or hands its
   /// pieces to the queues.
   void launch(ChainState &Chain, Job J, unsigned Home);
@@ -143,8 +146,6 @@ public:
   /// with the next phase in Next, or marks the chain done.
   bool finishPhase(ChainState &Chain, Job &Next);
   void markDone(ChainState &Chain);
-
-private:
   void shutdown();
   void workerMain(unsigned Home);
   bool runOneTask(unsigned Home);
@@ -249,9 +250,9 @@ template <typename FnT> void callForChain(ChainState &Chain, FnT &&F) {
   } catch (const std::exception &E) {
     Chain.recordFailure(E.what(), std::current_exception());
   } catch (...) {
-    Chain.recordFailure("kernel threw an exception that is not a "
-                        "std::exception",
-                        std::current_exception());
+    Chain.recordFailure(
+        "kernel threw an exception that is not a std::exception",
+        std::current_exception());
   }
   CurrentChain = Saved;
 }
@@ -304,9 +305,7 @@ void GangImpl::shutdown() {
     assert(Queues[I].empty() && "gang destroyed while a job was running");
 }
 
-unsigned GangImpl::homeOf() const {
-  return WorkerOf == this ? WorkerHome : 0;
-}
+unsigned GangImpl::homeOf() const { return WorkerOf == this ? WorkerHome : 0; }
 
 void GangImpl::workerMain(unsigned Home) {
   WorkerOf = this;
@@ -344,8 +343,8 @@ void GangImpl::launch(ChainState &Chain, Job J, unsigned Home) {
     uint64_t Grain = uint64_t(std::max<int64_t>(D.MinGrain, 1));
     if (Count > uint64_t(INT64_MAX)) {
       Chain.recordFailure("job range [" + std::to_string(D.Begin) + ", " +
-                              std::to_string(D.End) + ") has more than 2^63-1 "
-                              "indices",
+                              std::to_string(D.End) +
+                              ") has more than 2^63-1 indices",
                           nullptr);
     } else if (Count > 0 && !D.Fn) {
       Chain.recordFailure("job over a non-empty range has no kernel", nullptr);
@@ -525,7 +524,8 @@ Gang &Gang::global() {
 }
 
 unsigned Gang::defaultNumThreads() {
-  if (std::optional<unsigned> N = parseNumThreads(std::getenv("LLQ_NUM_THREADS")))
+  if (std::optional<unsigned> N =
+          parseNumThreads(std::getenv("LLQ_NUM_THREADS")))
     return *N;
   return std::max(1u, std::thread::hardware_concurrency());
 }
@@ -555,6 +555,5 @@ int llq_rt_report_error(const char *Message) {
 }
 
 int llq_rt_cancelled(void) {
-  return CurrentChain &&
-         CurrentChain->Failed.load(std::memory_order_relaxed);
+  return CurrentChain && CurrentChain->Failed.load(std::memory_order_relaxed);
 }

@@ -36,7 +36,7 @@ static Error relocate(const SMDiagnostic &D, const LoweredText &L,
                       const SourceMgr &SM, unsigned BufferID) {
   if (D.getLineNo() <= 0)
     return make_error<DiagnosticError>(D);
-  uint32_t Out = offsetOf(L.Text, D.getLineNo(), D.getColumnNo());
+  uint32_t Out = offsetOf(L.text(), D.getLineNo(), D.getColumnNo());
   SMLoc Loc = locAt(SM, BufferID, L.Map.toSource(Out));
   return make_error<DiagnosticError>(
       SM.GetMessage(Loc, D.getKind(), D.getMessage()));
@@ -49,10 +49,10 @@ llq::assembleModule(const LoweredText &L, const SourceMgr &SM,
   SMDiagnostic Diag;
   SourceMgr LoweredSM;
   LoweredSM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBuffer(L.Text, Name, /*RequiresNullTerminator=*/true),
+      MemoryBuffer::getMemBuffer(L.text(), Name, /*RequiresNullTerminator=*/true),
       SMLoc());
   auto M = std::make_unique<Module>(Name, Ctx);
-  LLParser Parser(L.Text, LoweredSM, Diag, M.get(), /*Index=*/nullptr, Ctx);
+  LLParser Parser(L.text(), LoweredSM, Diag, M.get(), /*Index=*/nullptr, Ctx);
   if (Parser.Run(/*UpgradeDebugInfo=*/false))
     return relocate(Diag, L, SM, BufferID);
   return std::move(M);

@@ -40,7 +40,6 @@ static Error firstErrorInSourceOrder(Error SyntaxError, const SyntaxTree &Tree,
     return SyntaxError;
   LoweredText Prefix;
   Prefix.Storage = Tree.Source.substr(0, Tree.ErrorOffset).str();
-  Prefix.Text = Prefix.Storage;
   Prefix.Map.addVerbatim(0, 0, Tree.ErrorOffset);
   LLVMContext Scratch;
   Expected<std::unique_ptr<Module>> M =
@@ -64,7 +63,9 @@ llq::parseModule(SourceMgr &SM, unsigned BufferID, LLVMContext &Ctx,
   SyntaxTree Tree(SM.getMemoryBuffer(BufferID)->getBuffer());
   if (Error E = parseSyntax(Tree, SM, BufferID))
     return firstErrorInSourceOrder(std::move(E), Tree, SM, BufferID);
-  Expected<LoweredText> Lowered = lowerSyntax(Tree, SM, BufferID);
+  LowerOptions LowerOpts;
+  LowerOpts.AllowUndef = Opts.AllowUndef;
+  Expected<LoweredText> Lowered = lowerSyntax(Tree, SM, BufferID, LowerOpts);
   if (!Lowered)
     return Lowered.takeError();
   Expected<std::unique_ptr<Module>> M =

@@ -1,14 +1,17 @@
 //===- Lower.cpp - Dialect syntax tree to LLVM assembly text --------------===//
 //
-// Plain LLVM IR lowers to itself. Antiquotes need bindings, which only the
-// embedding API and `llquote-fmt -D` provide; control structures and direct
-// assignment need SSA restoration. Neither is part of this lowering yet, so
-// both are reported, at their own position, as unsupported here.
+// Plain LLVM IR lowers to itself. A function that uses the dialect (see
+// usesDialect) has its body replaced by the flattened, SSA-restored text;
+// everything else is copied. Antiquotes need bindings, which only the embedding API and
+// `llquote-fmt -D` provide; without them each is reported as unbound.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Lower.h"
+#include "Flatten.h"
 #include "Parse.h"
+#include "RestoreSSA.h"
+#include "llvm/ADT/StringSet.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
 #include <algorithm>
@@ -36,60 +39,106 @@ uint32_t SourceMap::toSource(uint32_t Out) const {
   return S.Src + std::min(Out - S.Out, S.Len);
 }
 
-/// The first node, in source order, that the plain lowering cannot handle.
-static const Node *findDialectNode(const Node *Root) {
+void LoweredTextBuilder::copy(uint32_t Begin, uint32_t End) {
+  if (Begin >= End)
+    return;
+  Result.Map.addVerbatim(static_cast<uint32_t>(Result.Storage.size()), Begin,
+                         End - Begin);
+  Result.Storage.append(Source.data() + Begin, End - Begin);
+}
+
+void LoweredTextBuilder::emit(StringRef Text, uint32_t Origin) {
+  if (Text.empty())
+    return;
+  Result.Map.addGenerated(static_cast<uint32_t>(Result.Storage.size()), Origin,
+                          static_cast<uint32_t>(Text.size()));
+  Result.Storage.append(Text.data(), Text.size());
+}
+
+LoweredText LoweredTextBuilder::take() {
+  return std::move(Result);
+}
+
+/// The first antiquote in source order: they all need bindings.
+static const Node *findAntiquote(const Node *Root) {
   SmallVector<const Node *, 64> Stack{Root};
   while (!Stack.empty()) {
     const Node *N = Stack.pop_back_val();
-    switch (N->Kind) {
-    case NodeKind::Antiquote:
-    case NodeKind::For:
-    case NodeKind::While:
-    case NodeKind::If:
-    case NodeKind::Break:
-    case NodeKind::Continue:
-    case NodeKind::Assign:
+    if (N->is(NodeKind::Antiquote))
       return N;
-    default:
-      break;
-    }
-    // Push children in reverse so the first child is visited first.
-    SmallVector<const Node *, 8> Children;
+    size_t Mark = Stack.size();
     for (const Node *C = N->First; C; C = C->Next)
-      Children.push_back(C);
-    Stack.append(Children.rbegin(), Children.rend());
+      Stack.push_back(C);
+    std::reverse(Stack.begin() + Mark, Stack.end());
   }
   return nullptr;
 }
 
-static std::string describeUnsupported(const SyntaxTree &Tree, const Node *N) {
-  switch (N->Kind) {
-  case NodeKind::Antiquote:
-    return ("unbound antiquote '" + Tree.text(N) + "'").str();
-  case NodeKind::Assign:
-    return "direct assignment needs SSA restoration, which this build of "
-           "llquote does not include yet";
-  default:
-    return "control structures need SSA restoration, which this build of "
-           "llquote does not include yet";
+/// Whether the body uses the dialect: a control structure, a direct
+/// assignment, or a block that falls through. Only then are names
+/// reassignable; a function in plain LLVM IR keeps LLVM's rules, so a name
+/// defined twice there is LLVM's "multiple definition" error.
+static bool usesDialect(const Node *Body) {
+  bool Open = false;
+  for (const Node *C = Body->First; C; C = C->Next) {
+    switch (C->Kind) {
+    case NodeKind::For: case NodeKind::While: case NodeKind::If:
+    case NodeKind::Break: case NodeKind::Continue: case NodeKind::Assign:
+      return true;
+    case NodeKind::Label:
+      if (Open)
+        return true;
+      break;
+    case NodeKind::Inst:
+      Open = !isTerminator(C);
+      break;
+    default:
+      Open = true;
+      break;
+    }
   }
+  return false;
 }
 
 Expected<LoweredText> llq::lowerSyntax(const SyntaxTree &Tree,
-                                       const SourceMgr &SM,
-                                       unsigned BufferID) {
-  if (Tree.NumAntiquotes || Tree.NumControl) {
-    const Node *N = findDialectNode(Tree.Root);
-    assert(N && "counted a dialect node the walk did not find");
-    SMLoc Loc = locAt(SM, BufferID, N->Range.Begin);
-    return makeError(SM, Loc, describeUnsupported(Tree, N));
+                                       const SourceMgr &SM, unsigned BufferID,
+                                       const LowerOptions &Opts) {
+  if (Tree.NumAntiquotes) {
+    const Node *N = findAntiquote(Tree.Root);
+    assert(N && "counted an antiquote the walk did not find");
+    return makeError(SM, locAt(SM, BufferID, N->Range.Begin),
+                     "unbound antiquote '" + Tree.text(N) + "'");
   }
-  return identityLowering(Tree);
+  LoweredTextBuilder Out(Tree.Source);
+  uint32_t Pos = 0;
+  for (const Node *Top = Tree.Root->First; Top; Top = Top->Next) {
+    if (!Top->is(NodeKind::Define) || !Top->Last->is(NodeKind::Body))
+      continue;
+    const Node *Body = Top->Last;
+    if (!usesDialect(Body))
+      continue;
+    StringSet<> Used;
+    collectLocalNames(Tree, Body, Used);
+    for (const Node *C = Top->First; C; C = C->Next)
+      if (C->is(NodeKind::Param) && C->Last && C->Last->is(NodeKind::LocalDef))
+        Used.insert(Tree.text(C->Last).drop_front());
+    Expected<FlatFunction> F = flattenBody(Tree, Body, Used, SM, BufferID);
+    if (!F)
+      return F.takeError();
+    Out.copy(Pos, Body->Range.Begin);
+    if (Error E = restoreSSA(Tree, Top, Body, *F, Used, Opts, Out, SM, BufferID))
+      return std::move(E);
+    Pos = Body->Range.End;
+  }
+  if (Pos == 0)
+    return identityLowering(Tree);
+  Out.copy(Pos, static_cast<uint32_t>(Tree.Source.size()));
+  return Out.take();
 }
 
 LoweredText llq::identityLowering(const SyntaxTree &Tree) {
   LoweredText L;
-  L.Text = Tree.Source;
+  L.Unchanged = Tree.Source;
   L.Map.addVerbatim(0, 0, static_cast<uint32_t>(Tree.Source.size()));
   return L;
 }

@@ -3,7 +3,10 @@
 // lowerSyntax: requires a parsed SyntaxTree; produces LLVM 19 assembly text
 // and a SourceMap from every byte of that text back to the source. Text the
 // dialect does not touch is passed through unchanged, so plain LLVM IR lowers
-// to itself and maps one to one.
+// to itself and maps one to one. A function that uses the dialect (control
+// structures, direct assignment, reassigned names, blocks that fall through)
+// has its body flattened (Flatten.h) and rewritten in minimal SSA form
+// (RestoreSSA.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,16 +39,41 @@ private:
 };
 
 struct LoweredText {
-  /// The lowered text; it refers either to Storage or to the source buffer.
+  /// The lowered text: Storage, or the source buffer when it is unchanged.
   /// Either way it is followed by a NUL, as LLVM's assembler requires.
-  llvm::StringRef Text;
+  llvm::StringRef text() const {
+    return Unchanged.data() ? Unchanged : llvm::StringRef(Storage);
+  }
+  llvm::StringRef Unchanged;
   std::string Storage;
   SourceMap Map;
 };
 
+/// Builds lowered text piece by piece, recording the source map as it goes.
+class LoweredTextBuilder {
+public:
+  explicit LoweredTextBuilder(llvm::StringRef Source) : Source(Source) {}
+  /// Appends source bytes [Begin, End) unchanged.
+  void copy(uint32_t Begin, uint32_t End);
+  /// Appends generated text that stands for the source at \p Origin.
+  void emit(llvm::StringRef Text, uint32_t Origin);
+  LoweredText take();
+
+private:
+  llvm::StringRef Source;
+  LoweredText Result;
+};
+
+struct LowerOptions {
+  /// Reads of variables not defined on every path become poison instead of
+  /// errors.
+  bool AllowUndef = false;
+};
+
 llvm::Expected<LoweredText> lowerSyntax(const SyntaxTree &Tree,
                                         const llvm::SourceMgr &SM,
-                                        unsigned BufferID);
+                                        unsigned BufferID,
+                                        const LowerOptions &Opts = {});
 
 /// The source itself, unchanged: the lowering of plain LLVM IR.
 LoweredText identityLowering(const SyntaxTree &Tree);

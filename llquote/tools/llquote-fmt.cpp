@@ -50,6 +50,11 @@ cl::opt<std::string> MTriple("mtriple",
                                       "else the host's)"),
                              cl::value_desc("triple"), cl::cat(FmtCategory));
 
+cl::opt<bool> AllowUndef("allow-undef",
+                         cl::desc("Read a variable that is not assigned on "
+                                  "every path as poison instead of failing"),
+                         cl::cat(FmtCategory));
+
 const char *ToolName = "llquote-fmt";
 
 int fail(const Twine &Message) {
@@ -143,7 +148,9 @@ int main(int argc, char **argv) {
   LLVMContext Ctx;
   SourceMgr SM;
   unsigned ID = SM.AddNewSourceBuffer(std::move(*Input), SMLoc());
-  Expected<std::unique_ptr<Module>> M = llq::parseModule(SM, ID, Ctx);
+  llq::FrontendOptions Opts;
+  Opts.AllowUndef = AllowUndef;
+  Expected<std::unique_ptr<Module>> M = llq::parseModule(SM, ID, Ctx, Opts);
   if (!M)
     return reportError(M.takeError());
 

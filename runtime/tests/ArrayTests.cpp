@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/runtime/Array.h"
-#include <doctest/doctest.h>
 #include <cstdint>
+#include <doctest/doctest.h>
 #include <limits>
 #include <vector>
 
@@ -38,7 +38,11 @@ template <typename T> void checkRoundTrip(std::vector<T> Values) {
 
 TEST_CASE("shapes_dim0_to_dim4_round_trip_every_index") {
   for (std::initializer_list<int64_t> Extents :
-       {std::initializer_list<int64_t>{}, {5}, {3, 4}, {2, 3, 4}, {2, 3, 4, 5}}) {
+       {std::initializer_list<int64_t>{},
+        {5},
+        {3, 4},
+        {2, 3, 4},
+        {2, 3, 4, 5}}) {
     Shape S = shapeOf(Extents);
     CHECK(S.rank() == Extents.size());
     int64_t Wrong = 0;
@@ -95,7 +99,8 @@ TEST_CASE("every_scalar_kind_round_trips_through_an_array") {
 }
 
 TEST_CASE("bool_elements_are_stored_one_byte_each_as_zero_or_one") {
-  Expected<Array> A = Array::fromVector(shapeOf({3}), std::vector<bool>{true, false, true});
+  Expected<Array> A =
+      Array::fromVector(shapeOf({3}), std::vector<bool>{true, false, true});
   REQUIRE(A);
   const auto *Bytes = static_cast<const uint8_t *>(A->data(0));
   CHECK(Bytes[0] == 1);
@@ -105,9 +110,10 @@ TEST_CASE("bool_elements_are_stored_one_byte_each_as_zero_or_one") {
 
 TEST_CASE("tuple_array_is_stored_as_structure_of_arrays") {
   Shape S = shapeOf({2, 2});
-  Expected<Array> A = Array::fromVectors(S, std::vector<int32_t>{1, 2, 3, 4},
-                                         std::vector<double>{0.5, 1.5, 2.5, 3.5},
-                                         std::vector<bool>{true, false, false, true});
+  Expected<Array> A =
+      Array::fromVectors(S, std::vector<int32_t>{1, 2, 3, 4},
+                         std::vector<double>{0.5, 1.5, 2.5, 3.5},
+                         std::vector<bool>{true, false, false, true});
   REQUIRE_MESSAGE(A, A.message());
   CHECK(A->type().str() == "(i32, f64, bool)");
   CHECK(A->type() == ElemType::of<std::tuple<int32_t, double, bool>>());
@@ -168,7 +174,8 @@ TEST_CASE("wrapping_a_user_buffer_is_zero_copy") {
 }
 
 TEST_CASE("moving_an_array_keeps_its_buffers") {
-  Expected<Array> A = Array::fromVector(shapeOf({4}), std::vector<int64_t>{1, 2, 3, 4});
+  Expected<Array> A =
+      Array::fromVector(shapeOf({4}), std::vector<int64_t>{1, 2, 3, 4});
   REQUIRE(A);
   void *Buffer = A->data(0);
   Array Moved = std::move(*A);
@@ -189,7 +196,8 @@ TEST_CASE("bad_array_inputs_are_rejected_with_messages") {
   CHECK(Array::fromVector(S, std::vector<float>(5)).message() ==
         "field 0 has 5 values but shape [2, 3] has 6 elements");
   CHECK(Array::fromVectors(S, std::vector<int8_t>(6), std::vector<double>(7))
-            .message() == "field 1 has 7 values but shape [2, 3] has 6 elements");
+            .message() ==
+        "field 1 has 7 values but shape [2, 3] has 6 elements");
 
   Expected<Array> A = Array::fromVector(S, std::vector<float>(6, 1.0f));
   REQUIRE(A);
@@ -217,6 +225,6 @@ TEST_CASE("bad_array_inputs_are_rejected_with_messages") {
   void *Odd = reinterpret_cast<char *>(D.data()) + 4;
   CHECK(Array::wrap(ElemType::scalar(ScalarKind::F64), S, {Odd}).message() ==
         "buffer 0 is not aligned to 8 bytes for its f64 elements");
-  CHECK(Array::wrap(ElemType::scalar(ScalarKind::F64), shapeOf({0}),
-                    {nullptr}));
+  CHECK(
+      Array::wrap(ElemType::scalar(ScalarKind::F64), shapeOf({0}), {nullptr}));
 }

@@ -8,10 +8,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/runtime/Scheduler.h"
-#include <doctest/doctest.h>
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <doctest/doctest.h>
 #include <functional>
 #include <mutex>
 #include <numeric>
@@ -49,6 +50,18 @@ int64_t runTinyJobs(Gang &G, int Jobs, int64_t Width) {
       Wrong += H.load(std::memory_order_relaxed) != 1;
   }
   return Wrong;
+}
+
+/// Polls Ready until it holds or a generous deadline passes; false on
+/// timeout, so that a scheduler bug fails the test instead of hanging it.
+template <typename PredT> bool waitFor(PredT Ready) {
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!Ready()) {
+    if (std::chrono::steady_clock::now() > Deadline)
+      return false;
+    std::this_thread::yield();
+  }
+  return true;
 }
 
 /// A deterministic amount of integer work: Rounds steps of a 64-bit mixer.
@@ -91,21 +104,62 @@ TEST_CASE("uneven_work_with_slow_indices_gives_exact_results") {
   const int64_t N = 20000;
   auto Rounds = [](int64_t I) { return I % 64 == 0 ? 5000 : 5; };
   std::vector<uint64_t> Out(N, 0);
-  std::mutex M;
-  std::set<std::thread::id> Threads;
   Gang G(withThreads(3));
   G.parallelFor(0, N, [&](int64_t Start, int64_t End) {
     for (int64_t I = Start; I < End; ++I)
       Out[size_t(I)] = mix(uint64_t(I), Rounds(I));
-    std::lock_guard<std::mutex> Lock(M);
-    Threads.insert(std::this_thread::get_id());
   });
   int64_t Wrong = 0;
   for (int64_t I = 0; I < N; ++I)
     Wrong += Out[size_t(I)] != mix(uint64_t(I), Rounds(I));
   CHECK(Wrong == 0);
-  // The job takes milliseconds: the workers must have joined in.
-  CHECK(Threads.size() >= 2);
+}
+
+TEST_CASE("every_thread_of_the_gang_joins_a_job_of_blocking_pieces") {
+  // Three pieces, one per queue, each waiting for all three to have started:
+  // this finishes only if both workers wake up and run concurrently with the
+  // caller. Timing-free, so a loaded machine only makes it slower.
+  Gang G(withThreads(3));
+  std::atomic<int> Arrived{0};
+  std::atomic<bool> TimedOut{false};
+  std::mutex M;
+  std::set<std::thread::id> Threads;
+  G.parallelFor(0, 3, [&](int64_t, int64_t) {
+    {
+      std::lock_guard<std::mutex> Lock(M);
+      Threads.insert(std::this_thread::get_id());
+    }
+    ++Arrived;
+    if (!waitFor([&] { return Arrived.load() == 3; }))
+      TimedOut = true;
+  });
+  CHECK_FALSE(TimedOut.load());
+  CHECK(Threads.size() == 3);
+}
+
+TEST_CASE("idle_worker_steals_from_a_blocked_callers_queue") {
+  // Eight pieces, four in the caller's queue and four in the worker's. The
+  // piece over [0, 2) waits until the seven others have run. Whichever
+  // thread holds it, the other must run every remaining piece, including
+  // some from the other thread's queue: a steal.
+  Gang G(withThreads(2));
+  std::atomic<int> OthersDone{0};
+  std::atomic<bool> TimedOut{false};
+  std::vector<std::atomic<int>> Hits(16);
+  G.parallelFor(0, 16, [&](int64_t Start, int64_t End) {
+    for (int64_t I = Start; I < End; ++I)
+      Hits[size_t(I)]++;
+    if (Start != 0)
+      ++OthersDone;
+    else if (!waitFor([&] { return OthersDone.load() == 7; }))
+      TimedOut = true;
+  });
+  CHECK_FALSE(TimedOut.load());
+  CHECK(OthersDone.load() == 7);
+  int Wrong = 0;
+  for (auto &H : Hits)
+    Wrong += H.load() != 1;
+  CHECK(Wrong == 0);
 }
 
 TEST_CASE("kernel_exception_reaches_caller_unchanged") {
@@ -238,23 +292,44 @@ TEST_CASE("empty_and_reversed_ranges_run_no_kernel_but_complete") {
 
 TEST_CASE("nested_parallel_for_computes_two_level_sum") {
   // sum over i < 64, j < 1000 of (1000 * i + j) = sum of 0 .. 63999.
-  Gang G(withThreads(3));
-  std::vector<int64_t> RowSums(64, 0);
-  G.parallelFor(0, 64, [&](int64_t Start, int64_t End) {
+  // Without spinning, nested waiters also go through the sleep handshake.
+  for (unsigned Spin : {4096u, 0u}) {
+    CAPTURE(Spin);
+    Gang G(withThreads(3, Spin));
+    std::vector<int64_t> RowSums(64, 0);
+    G.parallelFor(0, 64, [&](int64_t Start, int64_t End) {
+      for (int64_t I = Start; I < End; ++I) {
+        std::atomic<int64_t> Row{0};
+        G.parallelFor(0, 1000, [&](int64_t JStart, int64_t JEnd) {
+          int64_t Local = 0;
+          for (int64_t J = JStart; J < JEnd; ++J)
+            Local += 1000 * I + J;
+          Row += Local;
+        });
+        RowSums[size_t(I)] = Row.load();
+      }
+    });
+    int64_t Total = std::accumulate(RowSums.begin(), RowSums.end(), int64_t(0));
+    CHECK(Total == int64_t(63999) * 64000 / 2);
+    CHECK(RowSums[10] == 1000 * 10000 + 999 * 1000 / 2);
+  }
+}
+
+TEST_CASE("kernel_on_one_gang_runs_a_job_on_another") {
+  Gang Outer(withThreads(2)), Inner(withThreads(3));
+  std::vector<int64_t> Sums(8, 0);
+  Outer.parallelFor(0, 8, [&](int64_t Start, int64_t End) {
     for (int64_t I = Start; I < End; ++I) {
-      std::atomic<int64_t> Row{0};
-      G.parallelFor(0, 1000, [&](int64_t JStart, int64_t JEnd) {
-        int64_t Local = 0;
-        for (int64_t J = JStart; J < JEnd; ++J)
-          Local += 1000 * I + J;
-        Row += Local;
+      std::atomic<int64_t> Sum{0};
+      Inner.parallelFor(0, 100, [&](int64_t S, int64_t E) {
+        for (int64_t J = S; J < E; ++J)
+          Sum += I * J;
       });
-      RowSums[size_t(I)] = Row.load();
+      Sums[size_t(I)] = Sum.load();
     }
   });
-  int64_t Total = std::accumulate(RowSums.begin(), RowSums.end(), int64_t(0));
-  CHECK(Total == int64_t(63999) * 64000 / 2);
-  CHECK(RowSums[10] == 1000 * 10000 + 999 * 1000 / 2);
+  for (int64_t I = 0; I < 8; ++I)
+    CHECK(Sums[size_t(I)] == I * 4950);
 }
 
 TEST_CASE("nested_exception_propagates_through_both_levels") {
@@ -396,12 +471,15 @@ TEST_CASE("small_range_runs_inline_on_caller_thread") {
   const std::thread::id Caller = std::this_thread::get_id();
   std::thread::id Ran;
   int Calls = 0;
-  G.parallelFor(0, 10, [&](int64_t Start, int64_t End) {
-    Ran = std::this_thread::get_id();
-    ++Calls;
-    CHECK(Start == 0);
-    CHECK(End == 10);
-  }, /*MinGrain=*/16);
+  G.parallelFor(
+      0, 10,
+      [&](int64_t Start, int64_t End) {
+        Ran = std::this_thread::get_id();
+        ++Calls;
+        CHECK(Start == 0);
+        CHECK(End == 10);
+      },
+      /*MinGrain=*/16);
   CHECK(Calls == 1);
   CHECK(Ran == Caller);
 
@@ -419,10 +497,13 @@ TEST_CASE("pieces_are_grain_aligned_and_cover_the_range_once") {
   std::mutex M;
   std::vector<std::pair<int64_t, int64_t>> Pieces;
   const int64_t Begin = -37, End = 10'000, Grain = 64;
-  G.parallelFor(Begin, End, [&](int64_t Start, int64_t Stop) {
-    std::lock_guard<std::mutex> Lock(M);
-    Pieces.emplace_back(Start, Stop);
-  }, Grain);
+  G.parallelFor(
+      Begin, End,
+      [&](int64_t Start, int64_t Stop) {
+        std::lock_guard<std::mutex> Lock(M);
+        Pieces.emplace_back(Start, Stop);
+      },
+      Grain);
   std::sort(Pieces.begin(), Pieces.end());
   REQUIRE(Pieces.size() > 1);
   CHECK(Pieces.front().first == Begin);

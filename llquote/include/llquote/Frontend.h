@@ -22,6 +22,9 @@ namespace llq {
 struct FrontendOptions {
   /// Run the LLVM verifier on the result. Tests of ill-formed IR turn it off.
   bool Verify = true;
+  /// A read of a variable that is not assigned on every path to it becomes
+  /// poison instead of an error.
+  bool AllowUndef = false;
 };
 
 /// Parses the dialect text in buffer \p BufferID of \p SM into a module.

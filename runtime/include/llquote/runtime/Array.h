@@ -25,6 +25,7 @@
 
 #include "llquote/runtime/Status.h"
 #include <array>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -40,7 +41,19 @@ namespace llq::rt {
 /// The alignment, and size granule, of every buffer an Array allocates.
 constexpr size_t BufferAlignment = 64;
 
-enum class ScalarKind : uint8_t { I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, Bool };
+enum class ScalarKind : uint8_t {
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64,
+  F32,
+  F64,
+  Bool
+};
 
 /// Bytes per element: 1, 2, 4 or 8.
 size_t byteSize(ScalarKind Kind);
@@ -84,7 +97,10 @@ public:
 
   bool isTuple() const { return IsTuple; }
   size_t numFields() const { return Fields.size(); }
-  ScalarKind field(size_t I) const { return Fields.at(I); }
+  ScalarKind field(size_t I) const {
+    assert(I < Fields.size() && "no such field");
+    return Fields[I];
+  }
   const std::vector<ScalarKind> &fields() const { return Fields; }
   /// "f32", or "(i32, f64)" for a tuple.
   std::string str() const;
@@ -135,7 +151,10 @@ public:
   static Expected<Shape> make(const int64_t *Extents, size_t Rank);
 
   unsigned rank() const { return Rank; }
-  int64_t extent(unsigned Dim) const { return Extents.at(Dim); }
+  int64_t extent(unsigned Dim) const {
+    assert(Dim < Rank && "no such dimension");
+    return Extents[Dim];
+  }
   /// rank() extents, outermost first.
   const int64_t *extents() const { return Extents.data(); }
   /// The number of elements: the product of the extents (1 at rank 0).
@@ -186,9 +205,10 @@ public:
   static Expected<Array> fromVectors(const Shape &Sh,
                                      const std::vector<Ts> &...Fields);
 
-  /// A copy of field Field, whose kind must be T's.
-  template <typename T> Expected<std::vector<T>> toVector(size_t Field = 0) const;
-  /// Field Field's buffer, whose kind must be T's.
+  /// A copy of one field's elements; the field's kind must be T's.
+  template <typename T>
+  Expected<std::vector<T>> toVector(size_t Field = 0) const;
+  /// One field's buffer; the field's kind must be T's.
   template <typename T> Expected<T *> fieldData(size_t Field = 0);
 
   /// A deep copy with owned storage, also of a view.
@@ -201,8 +221,14 @@ public:
   bool ownsData() const { return Owning; }
 
   /// Requires Field < numFields().
-  void *data(size_t Field) { return Buffers.at(Field); }
-  const void *data(size_t Field) const { return Buffers.at(Field); }
+  void *data(size_t Field) {
+    assert(Field < Buffers.size() && "no such field");
+    return Buffers[Field];
+  }
+  const void *data(size_t Field) const {
+    assert(Field < Buffers.size() && "no such field");
+    return Buffers[Field];
+  }
   /// numFields() buffer pointers, in field order: the layout a kernel's
   /// argument block expects.
   void *const *buffers() const { return Buffers.data(); }
@@ -217,7 +243,8 @@ private:
   Status checkField(size_t Field, ScalarKind Want) const;
   static Status checkLength(const Shape &Sh, size_t Field, size_t Length);
 
-  template <typename T> static void copyIn(void *To, const std::vector<T> &From);
+  template <typename T>
+  static void copyIn(void *To, const std::vector<T> &From);
 
   ElemType Type;
   Shape Sh;
@@ -227,8 +254,7 @@ private:
   bool Owning = false;
 };
 
-template <typename T>
-void Array::copyIn(void *To, const std::vector<T> &From) {
+template <typename T> void Array::copyIn(void *To, const std::vector<T> &From) {
   if constexpr (std::is_same_v<T, bool>) {
     // std::vector<bool> is packed, so copy element by element.
     auto *Bytes = static_cast<uint8_t *>(To);

@@ -126,17 +126,16 @@ public:
   /// Calls Body(Start, End) on disjoint sub-ranges covering [Begin, End),
   /// concurrently. Rethrows the first exception a call threw.
   template <typename BodyT,
-            typename = std::enable_if_t<
-                std::is_invocable_v<std::remove_reference_t<BodyT> &, int64_t,
-                                    int64_t>>>
+            typename = std::enable_if_t<std::is_invocable_v<
+                std::remove_reference_t<BodyT> &, int64_t, int64_t>>>
   void parallelFor(int64_t Begin, int64_t End, BodyT &&Body,
                    int64_t MinGrain = 1) {
     using B = std::remove_reference_t<BodyT>;
     KernelFn Trampoline = [](int64_t Start, int64_t Stop, void *Args) {
       (*static_cast<B *>(Args))(Start, Stop);
     };
-    void *Args = const_cast<void *>(
-        static_cast<const void *>(std::addressof(Body)));
+    void *Args =
+        const_cast<void *>(static_cast<const void *>(std::addressof(Body)));
     throwIfFailed(parallelFor(Begin, End, Trampoline, Args, MinGrain));
   }
 

@@ -56,7 +56,8 @@ template <typename T> class [[nodiscard]] Expected {
 public:
   Expected(T Value) : Storage(std::in_place_index<0>, std::move(Value)) {}
   Expected(Status Error) : Storage(std::in_place_index<1>, std::move(Error)) {
-    assert(!std::get<1>(Storage).ok() && "an Expected needs a value or a failure");
+    assert(!std::get<1>(Storage).ok() &&
+           "an Expected needs a value or a failure");
   }
 
   explicit operator bool() const { return Storage.index() == 0; }
@@ -68,9 +69,7 @@ public:
   const T *operator->() const { return &value(); }
 
   /// Success when a value is held.
-  Status status() const {
-    return *this ? Status() : std::get<1>(Storage);
-  }
+  Status status() const { return *this ? Status() : std::get<1>(Storage); }
   /// Empty when a value is held.
   const std::string &message() const {
     static const std::string None;

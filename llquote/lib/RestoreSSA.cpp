@@ -1,0 +1,653 @@
+//===- RestoreSSA.cpp - Variables of a flattened function to SSA ----------===//
+//
+// Two phases. First, blocks are processed in source order: each read asks the
+// SSA builder for the reaching value, each definition records a new one, and
+// a block's terminator adds its edges, sealing a successor once all of its
+// predecessors are in. Then the builder finishes (removing redundant phi
+// cycles), names its surviving phis, and the body is printed with every
+// local name replaced by the name of the value it now denotes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RestoreSSA.h"
+#include "Parse.h"
+#include "llquote/Diagnostics.h"
+#include "llquote/ssa/SSABuilder.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+#include <optional>
+
+using namespace llq;
+using namespace llvm;
+
+namespace {
+
+/// What the restorer knows of one variable.
+struct VarInfo {
+  ssa::Variable Id;
+  std::string Base;           ///< The name without '%' and quotes.
+  std::string Type;           ///< Its type, as written; empty if unknown.
+  const Node *TypeAt = nullptr; ///< The definition that fixed the type.
+  bool Defined = false;       ///< The first definition has kept the name.
+  unsigned NextVersion = 1;
+};
+
+/// A read whose value must be defined on every path.
+struct Read {
+  const Node *At;
+  ssa::Value V;
+  StringRef Var;
+};
+
+/// A local-name token of an instruction and what replaces it.
+struct Subst {
+  const Node *Token;
+  ssa::Value V;
+};
+
+/// Per flattened item: the values its generated text needs.
+struct ItemValues {
+  std::vector<Subst> Substs; ///< Source items.
+  ssa::Value Lhs{0}, Rhs{0};
+  bool HasLhs = false, HasRhs = false;
+  ssa::Value Result{0};      ///< Compare / Arith result.
+};
+
+bool isPlainName(StringRef S) {
+  if (S.empty() || isdigit(static_cast<unsigned char>(S[0])))
+    return false;
+  return S.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"
+                             "UVWXYZ0123456789-$._") == StringRef::npos;
+}
+
+std::string normalizeType(StringRef T) {
+  std::string S;
+  for (char C : T)
+    if (!isspace(static_cast<unsigned char>(C)))
+      S += C;
+  return S;
+}
+
+/// `<N x T>` splits into N and T; anything else gives nullopt.
+std::optional<std::pair<StringRef, StringRef>> vectorParts(StringRef T) {
+  T = T.trim();
+  if (!T.consume_front("<") || !T.consume_back(">"))
+    return std::nullopt;
+  auto [N, Rest] = T.split(" x ");
+  if (Rest.empty() || N.trim().starts_with("vscale"))
+    return std::nullopt;
+  return std::make_pair(N.trim(), Rest.trim());
+}
+
+class Restorer {
+public:
+  Restorer(const SyntaxTree &Tree, const FlatFunction &F, StringSet<> &Used,
+           const LowerOptions &Opts, LoweredTextBuilder &Out,
+           const SourceMgr &SM, unsigned BufferID)
+      : Tree(Tree), F(F), Used(Used), Opts(Opts), Out(Out), SM(SM),
+        BufferID(BufferID) {}
+
+  Error run(const Node *Define, const Node *Body);
+
+private:
+  Error error(const Node *At, const Twine &Msg) {
+    return makeError(SM, locAt(SM, BufferID, At->Range.Begin), Msg);
+  }
+  StringRef nameOf(const Node *N) const {
+    StringRef S = Tree.text(N);
+    S.consume_front("%");
+    return S;
+  }
+  VarInfo *varOf(const Node *N) {
+    auto It = Vars.find(nameOf(N));
+    return It == Vars.end() ? nullptr : &It->second;
+  }
+  void declareVars(const Node *Define, const Node *Body);
+  ssa::Value textValue(std::string Text) {
+    ssa::Value V = B.createValue();
+    setText(V, std::move(Text));
+    return V;
+  }
+  void setText(ssa::Value V, std::string Text) {
+    if (Texts.size() <= V.Id)
+      Texts.resize(V.Id + 1);
+    Texts[V.Id] = std::move(Text);
+  }
+  std::string newVersion(VarInfo &VI);
+  Error noteType(VarInfo &VI, StringRef Type, const Node *At);
+  ssa::Value read(const Node *ValueNode, unsigned Block, StringRef TypeHint);
+  ssa::Value operand(const GenOperand &O, unsigned Block, StringRef TypeHint);
+  Error define(const Node *Def, ssa::Value V, unsigned Block, StringRef Type,
+               bool NamesValue);
+  Error sourceItem(const FlatItem &I, unsigned Block, ItemValues &IV);
+  Error item(const FlatItem &I, unsigned Block, ItemValues &IV);
+  std::optional<std::string> resultType(const Node *Inst) const;
+  Error checkReads();
+  std::string valueText(ssa::Value V);
+  std::string blockRef(unsigned Block) const;
+  void print(const Node *Body);
+  void printSource(const FlatItem &I, const ItemValues &IV);
+
+  const SyntaxTree &Tree;
+  const FlatFunction &F;
+  StringSet<> &Used;
+  const LowerOptions &Opts;
+  LoweredTextBuilder &Out;
+  const SourceMgr &SM;
+  unsigned BufferID;
+
+  ssa::SSABuilder B;
+  std::vector<ssa::Block> Blocks;
+  StringMap<VarInfo> Vars;
+  std::vector<std::string> VarNames; ///< By variable id.
+  std::vector<std::string> Texts; ///< By value id: client values' text.
+  std::vector<ssa::Value> Temps;
+  std::vector<std::vector<ItemValues>> Values; ///< By block, by item.
+  std::vector<Read> Reads;
+  struct PendingPhiRead {
+    const Node *Token;
+    unsigned Pred;
+    unsigned Block, Item;
+  };
+  std::vector<PendingPhiRead> PhiReads;
+  StringMap<unsigned> BlockByName;
+  DenseMap<uint32_t, std::string> PhiNames;
+  DenseMap<uint32_t, uint32_t> Unnamed; ///< Value id -> variable id.
+};
+} // namespace
+
+void Restorer::declareVars(const Node *Define, const Node *Body) {
+  auto Declare = [&](const Node *N) {
+    StringRef Name = nameOf(N);
+    if (Vars.count(Name))
+      return;
+    VarInfo VI;
+    VI.Id = ssa::Variable{static_cast<uint32_t>(Vars.size())};
+    StringRef Base = Name;
+    if (Base.size() >= 2 && Base.front() == '"' && Base.back() == '"')
+      Base = Base.drop_front().drop_back();
+    VI.Base = Base.str();
+    Vars[Name] = std::move(VI);
+    VarNames.push_back(Name.str());
+  };
+  for (const Node *C = Define->First; C; C = C->Next)
+    if (C->is(NodeKind::Param) && C->Last && C->Last->is(NodeKind::LocalDef))
+      Declare(C->Last);
+  SmallVector<const Node *, 32> Stack{Body};
+  while (!Stack.empty()) {
+    const Node *N = Stack.pop_back_val();
+    if (N->is(NodeKind::LocalDef))
+      Declare(N);
+    for (const Node *C = N->First; C; C = C->Next)
+      Stack.push_back(C);
+  }
+}
+
+std::string Restorer::newVersion(VarInfo &VI) {
+  std::string Name;
+  do
+    Name = VI.Base + "." + std::to_string(VI.NextVersion++);
+  while (Used.contains(Name));
+  Used.insert(Name);
+  return isPlainName(Name) ? "%" + Name : "%\"" + Name + "\"";
+}
+
+Error Restorer::noteType(VarInfo &VI, StringRef Type, const Node *At) {
+  if (Type.empty())
+    return Error::success();
+  if (VI.Type.empty() || !VI.TypeAt) {
+    VI.Type = Type.str();
+    VI.TypeAt = At;
+    return Error::success();
+  }
+  if (normalizeType(VI.Type) == normalizeType(Type))
+    return Error::success();
+  auto E = std::make_unique<DiagnosticError>(SM.GetMessage(
+      locAt(SM, BufferID, At->Range.Begin), SourceMgr::DK_Error,
+      "'%" + nameOf(At) + "' is assigned a value of type '" + Type +
+          "' here, but a value of type '" + VI.Type + "' elsewhere"));
+  E->addNote(SM.GetMessage(locAt(SM, BufferID, VI.TypeAt->Range.Begin),
+                           SourceMgr::DK_Note,
+                           "'%" + nameOf(At) + "' is assigned a '" + VI.Type +
+                               "' here"));
+  return Error(std::move(E));
+}
+
+ssa::Value Restorer::read(const Node *ValueNode, unsigned Block,
+                          StringRef TypeHint) {
+  if (ValueNode->is(NodeKind::LocalRef))
+    if (VarInfo *VI = varOf(ValueNode)) {
+      if (VI->Type.empty() && !TypeHint.empty())
+        VI->Type = TypeHint.str();
+      ssa::Value V = B.useVar(VI->Id, Blocks[Block]);
+      Reads.push_back({ValueNode, V, nameOf(ValueNode)});
+      return V;
+    }
+  return textValue(Tree.text(ValueNode).str());
+}
+
+ssa::Value Restorer::operand(const GenOperand &O, unsigned Block,
+                             StringRef TypeHint) {
+  switch (O.K) {
+  case GenOperand::Source:
+    return read(O.Src, Block, TypeHint);
+  case GenOperand::TempValue:
+    return Temps[O.Temp];
+  case GenOperand::Var: {
+    VarInfo *VI = varOf(O.Src);
+    assert(VI && "a generated read of an undeclared variable");
+    ssa::Value V = B.useVar(VI->Id, Blocks[Block]);
+    Reads.push_back({O.Src, V, nameOf(O.Src)});
+    return V;
+  }
+  case GenOperand::Const:
+    return textValue(O.Text);
+  case GenOperand::None:
+    break;
+  }
+  llvm_unreachable("operand without a kind");
+}
+
+Error Restorer::define(const Node *Def, ssa::Value V, unsigned Block,
+                       StringRef Type, bool NamesValue) {
+  VarInfo *VI = varOf(Def);
+  assert(VI && "a definition of an undeclared variable");
+  if (Error E = noteType(*VI, Type, Def))
+    return E;
+  if (NamesValue) {
+    // Later versions are named when first printed, so names follow the text.
+    setText(V, VI->Defined ? "" : Tree.text(Def).str());
+    if (VI->Defined)
+      Unnamed[V.Id] = VI->Id.Id;
+  }
+  VI->Defined = true;
+  B.defVar(VI->Id, V, Blocks[Block]);
+  return Error::success();
+}
+
+/// The type of the value instruction \p Inst defines, as text, when it can be
+/// read off the instruction; nullopt otherwise.
+std::optional<std::string> Restorer::resultType(const Node *Inst) const {
+  SmallVector<const Node *, 8> Types, Typed;
+  for (const Node *C = Inst->First; C; C = C->Next) {
+    if (C->is(NodeKind::Type))
+      Types.push_back(C);
+    if (C->is(NodeKind::TypedValue))
+      Typed.push_back(C);
+  }
+  auto TypeOf = [&](const Node *TV) { return Tree.text(TV->First).str(); };
+  switch (static_cast<Opcode>(Inst->Sub)) {
+  case Opcode::Add: case Opcode::FAdd: case Opcode::Sub: case Opcode::FSub:
+  case Opcode::Mul: case Opcode::FMul: case Opcode::UDiv: case Opcode::SDiv:
+  case Opcode::FDiv: case Opcode::URem: case Opcode::SRem: case Opcode::FRem:
+  case Opcode::Shl: case Opcode::LShr: case Opcode::AShr: case Opcode::And:
+  case Opcode::Or: case Opcode::Xor: case Opcode::FNeg: case Opcode::Freeze:
+  case Opcode::InsertValue: case Opcode::InsertElement:
+    if (!Typed.empty())
+      return TypeOf(Typed[0]);
+    break;
+  case Opcode::ICmp: case Opcode::FCmp:
+    if (!Typed.empty()) {
+      if (auto V = vectorParts(TypeOf(Typed[0])))
+        return ("<" + V->first + " x i1>").str();
+      return std::string("i1");
+    }
+    break;
+  case Opcode::Select: case Opcode::AtomicRMW:
+    if (Typed.size() >= 2)
+      return TypeOf(Typed[1]);
+    break;
+  case Opcode::CmpXchg:
+    if (Typed.size() >= 2)
+      return "{ " + TypeOf(Typed[1]) + ", i1 }";
+    break;
+  case Opcode::ExtractElement:
+    if (!Typed.empty())
+      if (auto V = vectorParts(TypeOf(Typed[0])))
+        return V->second.str();
+    break;
+  case Opcode::Alloca:
+    return std::string("ptr");
+  case Opcode::GetElementPtr:
+    if (Typed.size() == 1 || (!Typed.empty() && !vectorParts(TypeOf(Typed[1]))))
+      if (!Typed.empty() && TypeOf(Typed[0]) == "ptr")
+        return std::string("ptr");
+    break;
+  case Opcode::CatchPad: case Opcode::CleanupPad: case Opcode::CatchSwitch:
+    return std::string("token");
+  default: // Casts, load, phi, call, invoke, va_arg, landingpad: a Type child.
+    if (!Types.empty()) {
+      const Node *T = Types[0];
+      Opcode Op = static_cast<Opcode>(Inst->Sub);
+      if (Op >= Opcode::Trunc && Op <= Opcode::AddrSpaceCast)
+        T = Types.back();
+      return Tree.text(T).str();
+    }
+    break;
+  }
+  return std::nullopt;
+}
+
+Error Restorer::sourceItem(const FlatItem &I, unsigned Block, ItemValues &IV) {
+  const Node *N = I.N;
+  const Node *Def = N->First && N->First->is(NodeKind::LocalDef) ? N->First
+                                                                  : nullptr;
+  bool IsPhi = N->is(NodeKind::Inst) &&
+               static_cast<Opcode>(N->Sub) == Opcode::Phi;
+  // Local-name tokens in source order, each with the type written before it.
+  struct Token {
+    const Node *N;
+    std::string Type;
+  };
+  std::vector<Token> Tokens;
+  std::string LastType;
+  SmallVector<const Node *, 32> Stack{N};
+  while (!Stack.empty()) {
+    const Node *C = Stack.pop_back_val();
+    if (C->is(NodeKind::Type)) {
+      LastType = Tree.text(C).str();
+      continue; // Type names are not variables.
+    }
+    if (C->is(NodeKind::LocalRef) || C->is(NodeKind::LabelRef))
+      Tokens.push_back({C, LastType});
+    size_t Mark = Stack.size();
+    for (const Node *K = C->First; K; K = K->Next)
+      Stack.push_back(K);
+    std::reverse(Stack.begin() + Mark, Stack.end());
+  }
+  for (size_t K = 0; K < Tokens.size(); ++K) {
+    const Node *T = Tokens[K].N;
+    if (!T->is(NodeKind::LocalRef) || !varOf(T))
+      continue;
+    if (IsPhi && K + 1 < Tokens.size() && Tokens[K + 1].N->is(NodeKind::LabelRef)) {
+      // Read at the end of the named predecessor, once all blocks are filled.
+      auto It = BlockByName.find(nameOf(Tokens[K + 1].N));
+      if (It != BlockByName.end()) {
+        PhiReads.push_back({T, It->second, Block,
+                            static_cast<unsigned>(Values[Block].size())});
+        IV.Substs.push_back({T, ssa::Value{0}});
+        continue;
+      }
+    }
+    IV.Substs.push_back({T, read(T, Block, Tokens[K].Type)});
+  }
+  if (!Def)
+    return Error::success();
+  ssa::Value V = B.createValue();
+  IV.Substs.insert(IV.Substs.begin(), {Def, V});
+  std::optional<std::string> Type =
+      N->is(NodeKind::Inst) ? resultType(N) : std::nullopt;
+  return define(Def, V, Block, Type ? *Type : "", /*NamesValue=*/true);
+}
+
+Error Restorer::item(const FlatItem &I, unsigned Block, ItemValues &IV) {
+  StringRef Type = I.Type ? Tree.text(I.Type) : StringRef();
+  switch (I.K) {
+  case FlatItem::Source:
+    return sourceItem(I, Block, IV);
+  case FlatItem::Assign: {
+    const Node *Def = I.N->First, *TypeN = Def->Next, *Val = TypeN->Next;
+    ssa::Value V = read(Val, Block, Tree.text(TypeN));
+    return define(Def, V, Block, Tree.text(TypeN), /*NamesValue=*/false);
+  }
+  case FlatItem::SetVar:
+    return define(I.Var, operand(I.Lhs, Block, Type), Block, Type, false);
+  case FlatItem::Bind:
+    Temps.resize(std::max<size_t>(Temps.size(), I.Temp + 1), ssa::Value{0});
+    Temps[I.Temp] = operand(I.Lhs, Block, Type);
+    return Error::success();
+  case FlatItem::Compare:
+  case FlatItem::Arith: {
+    IV.Lhs = operand(I.Lhs, Block, Type);
+    IV.Rhs = operand(I.Rhs, Block, Type);
+    IV.HasLhs = IV.HasRhs = true;
+    IV.Result = B.createValue();
+    if (I.K == FlatItem::Arith && I.Var)
+      return define(I.Var, IV.Result, Block, Type, /*NamesValue=*/true);
+    setText(IV.Result, "%" + F.TempNames[I.Temp]);
+    Temps.resize(std::max<size_t>(Temps.size(), I.Temp + 1), ssa::Value{0});
+    Temps[I.Temp] = IV.Result;
+    return Error::success();
+  }
+  case FlatItem::CondBr:
+    IV.Lhs = operand(I.Lhs, Block, "i1");
+    IV.HasLhs = true;
+    return Error::success();
+  case FlatItem::Br:
+    return Error::success();
+  }
+  llvm_unreachable("unknown flat item");
+}
+
+std::string Restorer::valueText(ssa::Value V) {
+  V = B.resolve(V);
+  if (B.isUndef(V))
+    return "poison";
+  uint32_t Var;
+  if (B.isPhi(V)) {
+    auto It = PhiNames.find(V.Id);
+    if (It != PhiNames.end())
+      return It->second;
+    Var = B.variableOf(V).Id;
+  } else {
+    auto It = Unnamed.find(V.Id);
+    if (It == Unnamed.end())
+      return Texts[V.Id];
+    Var = It->second;
+    Unnamed.erase(It);
+  }
+  std::string Name = newVersion(Vars.find(VarNames[Var])->second);
+  (B.isPhi(V) ? PhiNames[V.Id] : Texts[V.Id]) = Name;
+  return Name;
+}
+
+std::string Restorer::blockRef(unsigned Block) const {
+  return "%" + F.Blocks[Block].Name;
+}
+
+Error Restorer::checkReads() {
+  if (Opts.AllowUndef)
+    return Error::success();
+  ssa::Block Entry = Blocks[F.Order.front()];
+  const Read *Worst = nullptr;
+  std::optional<std::pair<ssa::Value, unsigned>> Edge; // (phi, operand)
+  for (const Read &R : Reads) {
+    if (Worst && Worst->At->Range.Begin <= R.At->Range.Begin)
+      continue;
+    ssa::Value V = B.resolve(R.V);
+    auto RealUndef = [&](ssa::Value U) {
+      return B.isUndef(U) && B.blockOf(U) == Entry;
+    };
+    if (RealUndef(V)) {
+      Worst = &R;
+      Edge.reset();
+      continue;
+    }
+    if (!B.isPhi(V))
+      continue;
+    // Search the phis this read depends on for an operand with no value.
+    SmallVector<ssa::Value, 8> Work{V};
+    DenseSet<uint32_t> Seen{V.Id};
+    while (!Work.empty()) {
+      ssa::Value P = Work.pop_back_val();
+      ArrayRef<ssa::Value> Ops = B.phiOperands(P);
+      for (unsigned K = 0; K < Ops.size(); ++K) {
+        ssa::Value O = B.resolve(Ops[K]);
+        if (RealUndef(O)) {
+          Worst = &R;
+          Edge = std::make_pair(P, K);
+          Work.clear();
+          break;
+        }
+        if (B.isPhi(O) && Seen.insert(O.Id).second)
+          Work.push_back(O);
+      }
+    }
+  }
+  if (!Worst)
+    return Error::success();
+  auto E = std::make_unique<DiagnosticError>(SM.GetMessage(
+      locAt(SM, BufferID, Worst->At->Range.Begin), SourceMgr::DK_Error,
+      "'%" + Worst->Var + "' is read here but is not assigned on every path "
+      "to this point"));
+  const Node *NoteAt = nullptr;
+  std::string Note;
+  if (Edge) {
+    // Point at the branch that takes control along the edge without a value.
+    ssa::Block Pred = B.predecessors(B.blockOf(Edge->first))[Edge->second];
+    const FlatBlock &PB = F.Blocks[Pred.Id];
+    NoteAt = !PB.Items.empty() && PB.Items.back().N ? PB.Items.back().N
+                                                    : PB.Origin;
+    Note = "'%" + Worst->Var.str() + "' has no value when control comes "
+           "through here";
+  } else {
+    NoteAt = F.Blocks[F.Order.front()].Origin;
+    Note = "'%" + Worst->Var.str() + "' has no value on the path from the "
+           "function's entry, here";
+  }
+  if (NoteAt)
+    E->addNote(SM.GetMessage(locAt(SM, BufferID, NoteAt->Range.Begin),
+                             SourceMgr::DK_Note, Note));
+  return Error(std::move(E));
+}
+
+void Restorer::printSource(const FlatItem &I, const ItemValues &IV) {
+  const Node *N = I.N;
+  uint32_t Pos = N->Range.Begin;
+  Out.emit("  ", Pos);
+  for (const Subst &S : IV.Substs) {
+    Out.copy(Pos, S.Token->Range.Begin);
+    Out.emit(valueText(S.V), S.Token->Range.Begin);
+    Pos = S.Token->Range.End;
+  }
+  Out.copy(Pos, N->Range.End);
+  Out.emit("\n", N->Range.End);
+}
+
+void Restorer::print(const Node *Body) {
+  Out.emit("{\n", Body->Range.Begin);
+  // Phis by block, in creation order.
+  std::vector<std::vector<ssa::Value>> PhisOf(F.Blocks.size());
+  for (ssa::Value P : B.phis())
+    PhisOf[B.blockOf(P).Id].push_back(P);
+  for (unsigned Block : F.Order) {
+    const FlatBlock &FB = F.Blocks[Block];
+    uint32_t At = FB.Origin ? FB.Origin->Range.Begin : Body->Range.Begin;
+    Out.emit(FB.Name + ":\n", At);
+    for (ssa::Value P : PhisOf[Block]) {
+      const VarInfo &VI = Vars.find(VarNames[B.variableOf(P).Id])->second;
+      std::string Text = "  " + valueText(P) + " = phi " + VI.Type;
+      ArrayRef<ssa::Block> Preds = B.predecessors(B.blockOf(P));
+      ArrayRef<ssa::Value> Ops = B.phiOperands(P);
+      for (unsigned K = 0; K < Ops.size(); ++K)
+        Text += std::string(K ? "," : "") + " [ " + valueText(Ops[K]) + ", " +
+                blockRef(Preds[K].Id) + " ]";
+      Out.emit(Text + "\n", At);
+    }
+    for (size_t K = 0; K < FB.Items.size(); ++K) {
+      const FlatItem &I = FB.Items[K];
+      const ItemValues &IV = Values[Block][K];
+      uint32_t Origin = I.N ? I.N->Range.Begin : At;
+      std::string Type = I.Type ? Tree.text(I.Type).str() : "";
+      switch (I.K) {
+      case FlatItem::Source:
+        printSource(I, IV);
+        break;
+      case FlatItem::Compare:
+      case FlatItem::Arith:
+        Out.emit("  " + valueText(IV.Result) + " = " +
+                     (I.K == FlatItem::Compare ? "icmp " : "") + I.Op + " " +
+                     Type + " " + valueText(IV.Lhs) + ", " + valueText(IV.Rhs) +
+                     "\n",
+                 Origin);
+        break;
+      case FlatItem::Br:
+        Out.emit("  br label " + blockRef(I.Targets[0]) + "\n", Origin);
+        break;
+      case FlatItem::CondBr:
+        Out.emit("  br i1 " + valueText(IV.Lhs) + ", label " +
+                     blockRef(I.Targets[0]) + ", label " +
+                     blockRef(I.Targets[1]) + "\n",
+                 Origin);
+        break;
+      default: // Assignments and bindings print nothing.
+        break;
+      }
+    }
+  }
+  Out.emit("}", Body->Range.End - 1);
+}
+
+Error Restorer::run(const Node *Define, const Node *Body) {
+  declareVars(Define, Body);
+  for (unsigned I = 0; I < F.Blocks.size(); ++I) {
+    Blocks.push_back(B.declareBlock());
+    BlockByName[F.Blocks[I].Name] = I;
+  }
+  std::vector<unsigned> Preds(F.Blocks.size()), Seen(F.Blocks.size());
+  for (const FlatBlock &FB : F.Blocks)
+    for (unsigned S : FB.Succs)
+      ++Preds[S];
+  for (unsigned I = 0; I < F.Blocks.size(); ++I)
+    if (!Preds[I])
+      B.sealBlock(Blocks[I]);
+  // Parameters are defined on entry.
+  unsigned Entry = F.Order.front();
+  for (const Node *C = Define->First; C; C = C->Next)
+    if (C->is(NodeKind::Param) && C->Last && C->Last->is(NodeKind::LocalDef)) {
+      StringRef Type = C->First && C->First->is(NodeKind::Type)
+                           ? Tree.text(C->First)
+                           : StringRef();
+      if (Error E = define(C->Last, B.createValue(), Entry, Type, true))
+        return E;
+    }
+  Values.resize(F.Blocks.size());
+  for (unsigned Block : F.Order) {
+    const FlatBlock &FB = F.Blocks[Block];
+    for (const FlatItem &I : FB.Items) {
+      Values[Block].emplace_back();
+      if (Error E = item(I, Block, Values[Block].back()))
+        return E;
+    }
+    for (unsigned S : FB.Succs) {
+      B.addPredecessor(Blocks[S], Blocks[Block]);
+      if (++Seen[S] == Preds[S])
+        B.sealBlock(Blocks[S]);
+    }
+  }
+  for (const PendingPhiRead &P : PhiReads) {
+    VarInfo *VI = varOf(P.Token);
+    ssa::Value V = B.useVar(VI->Id, Blocks[P.Pred]);
+    Reads.push_back({P.Token, V, nameOf(P.Token)});
+    for (Subst &S : Values[P.Block][P.Item].Substs)
+      if (S.Token == P.Token)
+        S.V = V;
+  }
+  B.sealAllBlocks();
+  B.finish();
+  if (Error E = checkReads())
+    return E;
+  for (ssa::Value P : B.phis()) {
+    StringRef Name = VarNames[B.variableOf(P).Id];
+    const VarInfo &VI = Vars.find(Name)->second;
+    if (VI.Type.empty()) {
+      const Node *At = F.Blocks[B.blockOf(P).Id].Origin;
+      return error(At ? At : Body,
+                   "cannot tell the type of '%" + Name +
+                       "' for the phi it needs here; assign it with a type "
+                       "first ('%" + Name + " = <type> <value>')");
+    }
+  }
+  print(Body);
+  return Error::success();
+}
+
+Error llq::restoreSSA(const SyntaxTree &Tree, const Node *Define,
+                      const Node *Body, const FlatFunction &F,
+                      StringSet<> &UsedNames, const LowerOptions &Opts,
+                      LoweredTextBuilder &Out, const SourceMgr &SM,
+                      unsigned BufferID) {
+  return Restorer(Tree, F, UsedNames, Opts, Out, SM, BufferID)
+      .run(Define, Body);
+}
