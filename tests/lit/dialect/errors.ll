@@ -77,6 +77,7 @@ define void @f() {
 ; MALFORMED: malformed-for.ll:2:14: error: expected 'in', found 'from'
 ;--- falls-off.ll
 define void @f() {
-  %x = add i32 1, 2
+  %x = i32 1
+  %y = add i32 %x, 2
 }
-; FALLS: falls-off.ll:2:3: error: control reaches the end of the function without a terminator (ret, br, unreachable, ...)
+; FALLS: falls-off.ll:3:3: error: control reaches the end of the function without a terminator (ret, br, unreachable, ...)
