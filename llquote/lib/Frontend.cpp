@@ -4,6 +4,7 @@
 //   parseSyntax   text -> concrete syntax tree        (Parse.cpp)
 //   lowerSyntax   tree -> LLVM assembly + source map  (Lower.cpp)
 //   assembleModule  assembly -> llvm::Module          (Assemble.cpp)
+//   promoteSlots    reference mode only: mem2reg      (Promote.cpp)
 //   verifyLocated   the LLVM verifier, located        (Verify.cpp)
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +13,7 @@
 #include "Assemble.h"
 #include "Lower.h"
 #include "Parse.h"
+#include "Promote.h"
 #include "Verify.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -65,6 +67,7 @@ llq::parseModule(SourceMgr &SM, unsigned BufferID, LLVMContext &Ctx,
     return firstErrorInSourceOrder(std::move(E), Tree, SM, BufferID);
   LowerOptions LowerOpts;
   LowerOpts.AllowUndef = Opts.AllowUndef;
+  LowerOpts.Mem2Reg = Opts.SSA == SSAMode::Mem2Reg;
   Expected<LoweredText> Lowered = lowerSyntax(Tree, SM, BufferID, LowerOpts);
   if (!Lowered)
     return Lowered.takeError();
@@ -72,6 +75,8 @@ llq::parseModule(SourceMgr &SM, unsigned BufferID, LLVMContext &Ctx,
       assembleModule(*Lowered, SM, BufferID, Ctx);
   if (!M)
     return M.takeError();
+  if (LowerOpts.Mem2Reg)
+    promoteSlots(**M);
   if (Opts.Verify)
     if (Error E = verifyLocated(**M, Tree, SM, BufferID))
       return std::move(E);

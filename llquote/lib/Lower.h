@@ -68,6 +68,9 @@ struct LowerOptions {
   /// Reads of variables not defined on every path become poison instead of
   /// errors.
   bool AllowUndef = false;
+  /// Reference mode: variables become stack slots marked `!llq.slot`, for
+  /// promoteSlots() to turn into SSA with LLVM's mem2reg.
+  bool Mem2Reg = false;
 };
 
 llvm::Expected<LoweredText> lowerSyntax(const SyntaxTree &Tree,

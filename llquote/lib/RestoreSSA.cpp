@@ -52,6 +52,9 @@ struct ItemValues {
   ssa::Value Lhs{0}, Rhs{0};
   bool HasLhs = false, HasRhs = false;
   ssa::Value Result{0};      ///< Compare / Arith result.
+  /// Reference mode: loads before the item and stores after it.
+  std::vector<std::pair<uint32_t, std::string>> Loads;
+  std::vector<std::pair<uint32_t, ssa::Value>> Stores;
 };
 
 bool isPlainName(StringRef S) {
@@ -115,8 +118,12 @@ private:
     Texts[V.Id] = std::move(Text);
   }
   std::string newVersion(VarInfo &VI);
+  std::string newVersionBase(StringRef Hint);
   Error noteType(VarInfo &VI, StringRef Type, const Node *At);
   ssa::Value read(const Node *ValueNode, unsigned Block, StringRef TypeHint);
+  ssa::Value slotLoad(const Node *Ref, unsigned Block, bool AtEnd);
+  std::string slotName(uint32_t Var);
+  void printSlots(uint32_t At);
   ssa::Value operand(const GenOperand &O, unsigned Block, StringRef TypeHint);
   Error define(const Node *Def, ssa::Value V, unsigned Block, StringRef Type,
                bool NamesValue);
@@ -154,6 +161,12 @@ private:
   StringMap<unsigned> BlockByName;
   DenseMap<uint32_t, std::string> PhiNames;
   DenseMap<uint32_t, uint32_t> Unnamed; ///< Value id -> variable id.
+  /// Reference mode: the item being processed, the parameters' stores, the
+  /// loads at the end of each block (for phi operands) and the slot names.
+  ItemValues *CurIV = nullptr;
+  ItemValues EntryIV;
+  std::vector<std::vector<std::pair<uint32_t, std::string>>> EndLoads;
+  DenseMap<uint32_t, std::string> Slots;
 };
 } // namespace
 
@@ -182,6 +195,15 @@ void Restorer::declareVars(const Node *Define, const Node *Body) {
     for (const Node *C = N->First; C; C = C->Next)
       Stack.push_back(C);
   }
+}
+
+/// A fresh plain name from \p Hint, quoted if it needs to be.
+std::string Restorer::newVersionBase(StringRef Hint) {
+  std::string Name = Hint.str();
+  for (unsigned N = 1; Used.contains(Name); ++N)
+    Name = (Hint + Twine(N)).str();
+  Used.insert(Name);
+  return isPlainName(Name) ? Name : "\"" + Name + "\"";
 }
 
 std::string Restorer::newVersion(VarInfo &VI) {
@@ -220,11 +242,36 @@ ssa::Value Restorer::read(const Node *ValueNode, unsigned Block,
     if (VarInfo *VI = varOf(ValueNode)) {
       if (VI->Type.empty() && !TypeHint.empty())
         VI->Type = TypeHint.str();
+      if (Opts.Mem2Reg)
+        return slotLoad(ValueNode, Block, /*AtEnd=*/false);
       ssa::Value V = B.useVar(VI->Id, Blocks[Block]);
       Reads.push_back({ValueNode, V, nameOf(ValueNode)});
       return V;
     }
   return textValue(Tree.text(ValueNode).str());
+}
+
+/// Reference mode: a load of the variable's slot, before the current item or
+/// at the end of block \p Block (before its terminator).
+ssa::Value Restorer::slotLoad(const Node *Ref, unsigned Block, bool AtEnd) {
+  VarInfo *VI = varOf(Ref);
+  std::string Name = "%" + newVersionBase(VI->Base + ".load");
+  ssa::Value V = textValue(Name);
+  if (AtEnd)
+    EndLoads[Block].push_back({VI->Id.Id, Name});
+  else
+    CurIV->Loads.push_back({VI->Id.Id, Name});
+  return V;
+}
+
+std::string Restorer::slotName(uint32_t Var) {
+  auto It = Slots.find(Var);
+  if (It != Slots.end())
+    return It->second;
+  std::string Name =
+      "%" + newVersionBase(Vars.find(VarNames[Var])->second.Base + ".slot");
+  Slots[Var] = Name;
+  return Name;
 }
 
 ssa::Value Restorer::operand(const GenOperand &O, unsigned Block,
@@ -237,6 +284,8 @@ ssa::Value Restorer::operand(const GenOperand &O, unsigned Block,
   case GenOperand::Var: {
     VarInfo *VI = varOf(O.Src);
     assert(VI && "a generated read of an undeclared variable");
+    if (Opts.Mem2Reg)
+      return slotLoad(O.Src, Block, /*AtEnd=*/false);
     ssa::Value V = B.useVar(VI->Id, Blocks[Block]);
     Reads.push_back({O.Src, V, nameOf(O.Src)});
     return V;
@@ -262,7 +311,10 @@ Error Restorer::define(const Node *Def, ssa::Value V, unsigned Block,
       Unnamed[V.Id] = VI->Id.Id;
   }
   VI->Defined = true;
-  B.defVar(VI->Id, V, Blocks[Block]);
+  if (Opts.Mem2Reg)
+    CurIV->Stores.push_back({VI->Id.Id, V});
+  else
+    B.defVar(VI->Id, V, Blocks[Block]);
   return Error::success();
 }
 
@@ -364,8 +416,12 @@ Error Restorer::sourceItem(const FlatItem &I, unsigned Block, ItemValues &IV) {
       // Read at the end of the named predecessor, once all blocks are filled.
       auto It = BlockByName.find(nameOf(Tokens[K + 1].N));
       if (It != BlockByName.end()) {
+        if (Opts.Mem2Reg) {
+          IV.Substs.push_back({T, slotLoad(T, It->second, /*AtEnd=*/true)});
+          continue;
+        }
         PhiReads.push_back({T, It->second, Block,
-                            static_cast<unsigned>(Values[Block].size())});
+                            static_cast<unsigned>(Values[Block].size() - 1)});
         IV.Substs.push_back({T, ssa::Value{0}});
         continue;
       }
@@ -525,6 +581,19 @@ void Restorer::printSource(const FlatItem &I, const ItemValues &IV) {
   Out.emit("\n", N->Range.End);
 }
 
+/// Reference mode: a stack slot per variable, marked for promotion, and the
+/// parameters' first stores.
+void Restorer::printSlots(uint32_t At) {
+  for (uint32_t Var = 0; Var < VarNames.size(); ++Var)
+    Out.emit("  " + slotName(Var) + " = alloca " +
+                 Vars.find(VarNames[Var])->second.Type + ", !llq.slot !{}\n",
+             At);
+  for (const auto &S : EntryIV.Stores)
+    Out.emit("  store " + Vars.find(VarNames[S.first])->second.Type + " " +
+                 valueText(S.second) + ", ptr " + slotName(S.first) + "\n",
+             At);
+}
+
 void Restorer::print(const Node *Body) {
   Out.emit("{\n", Body->Range.Begin);
   // Phis by block, in creation order.
@@ -535,6 +604,8 @@ void Restorer::print(const Node *Body) {
     const FlatBlock &FB = F.Blocks[Block];
     uint32_t At = FB.Origin ? FB.Origin->Range.Begin : Body->Range.Begin;
     Out.emit(FB.Name + ":\n", At);
+    if (Opts.Mem2Reg && Block == F.Order.front())
+      printSlots(At);
     for (ssa::Value P : PhisOf[Block]) {
       const VarInfo &VI = Vars.find(VarNames[B.variableOf(P).Id])->second;
       std::string Text = "  " + valueText(P) + " = phi " + VI.Type;
@@ -550,6 +621,17 @@ void Restorer::print(const Node *Body) {
       const ItemValues &IV = Values[Block][K];
       uint32_t Origin = I.N ? I.N->Range.Begin : At;
       std::string Type = I.Type ? Tree.text(I.Type).str() : "";
+      auto Load = [&](const std::pair<uint32_t, std::string> &L) {
+        const VarInfo &VI = Vars.find(VarNames[L.first])->second;
+        Out.emit("  " + L.second + " = load " + VI.Type + ", ptr " +
+                     slotName(L.first) + "\n",
+                 Origin);
+      };
+      for (const auto &L : IV.Loads)
+        Load(L);
+      if (K + 1 == FB.Items.size())
+        for (const auto &L : EndLoads[Block])
+          Load(L);
       switch (I.K) {
       case FlatItem::Source:
         printSource(I, IV);
@@ -574,6 +656,10 @@ void Restorer::print(const Node *Body) {
       default: // Assignments and bindings print nothing.
         break;
       }
+      for (const auto &S : IV.Stores)
+        Out.emit("  store " + Vars.find(VarNames[S.first])->second.Type + " " +
+                     valueText(S.second) + ", ptr " + slotName(S.first) + "\n",
+                 Origin);
     }
   }
   Out.emit("}", Body->Range.End - 1);
@@ -594,6 +680,8 @@ Error Restorer::run(const Node *Define, const Node *Body) {
       B.sealBlock(Blocks[I]);
   // Parameters are defined on entry.
   unsigned Entry = F.Order.front();
+  EndLoads.resize(F.Blocks.size());
+  CurIV = &EntryIV;
   for (const Node *C = Define->First; C; C = C->Next)
     if (C->is(NodeKind::Param) && C->Last && C->Last->is(NodeKind::LocalDef)) {
       StringRef Type = C->First && C->First->is(NodeKind::Type)
@@ -607,7 +695,8 @@ Error Restorer::run(const Node *Define, const Node *Body) {
     const FlatBlock &FB = F.Blocks[Block];
     for (const FlatItem &I : FB.Items) {
       Values[Block].emplace_back();
-      if (Error E = item(I, Block, Values[Block].back()))
+      CurIV = &Values[Block].back();
+      if (Error E = item(I, Block, *CurIV))
         return E;
     }
     for (unsigned S : FB.Succs) {
@@ -628,6 +717,12 @@ Error Restorer::run(const Node *Define, const Node *Body) {
   B.finish();
   if (Error E = checkReads())
     return E;
+  if (Opts.Mem2Reg)
+    for (const std::string &Name : VarNames)
+      if (Vars.find(Name)->second.Type.empty())
+        return error(Body, "cannot tell the type of '%" + Name +
+                               "' for its stack slot; assign it with a type "
+                               "first ('%" + Name + " = <type> <value>')");
   for (ssa::Value P : B.phis()) {
     StringRef Name = VarNames[B.variableOf(P).Id];
     const VarInfo &VI = Vars.find(Name)->second;

@@ -55,6 +55,14 @@ cl::opt<bool> AllowUndef("allow-undef",
                                   "every path as poison instead of failing"),
                          cl::cat(FmtCategory));
 
+cl::opt<llq::SSAMode> SSA(
+    "ssa", cl::desc("How reassigned variables become SSA"),
+    cl::values(clEnumValN(llq::SSAMode::Braun, "braun",
+                          "Braun et al. 2013, minimal (default)"),
+               clEnumValN(llq::SSAMode::Mem2Reg, "mem2reg",
+                          "reference: stack slots, then LLVM's mem2reg")),
+    cl::init(llq::SSAMode::Braun), cl::cat(FmtCategory));
+
 const char *ToolName = "llquote-fmt";
 
 int fail(const Twine &Message) {
@@ -150,6 +158,7 @@ int main(int argc, char **argv) {
   unsigned ID = SM.AddNewSourceBuffer(std::move(*Input), SMLoc());
   llq::FrontendOptions Opts;
   Opts.AllowUndef = AllowUndef;
+  Opts.SSA = SSA;
   Expected<std::unique_ptr<Module>> M = llq::parseModule(SM, ID, Ctx, Opts);
   if (!M)
     return reportError(M.takeError());

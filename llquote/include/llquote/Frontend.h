@@ -19,12 +19,19 @@
 
 namespace llq {
 
+/// How reassigned variables become SSA.
+enum class SSAMode {
+  Braun,  ///< Braun et al. 2013, on the fly, minimal; the default.
+  Mem2Reg ///< Reference: a stack slot per variable, then LLVM's mem2reg.
+};
+
 struct FrontendOptions {
   /// Run the LLVM verifier on the result. Tests of ill-formed IR turn it off.
   bool Verify = true;
   /// A read of a variable that is not assigned on every path to it becomes
   /// poison instead of an error.
   bool AllowUndef = false;
+  SSAMode SSA = SSAMode::Braun;
 };
 
 /// Parses the dialect text in buffer \p BufferID of \p SM into a module.
