@@ -23,6 +23,9 @@ config.substitutions.append(("%python", config.python))
 # roundtrip FILE.ll: llquote-fmt must give the module llvm-as gives.
 config.substitutions.append(
     ("%roundtrip", "bash " + os.path.join(here, "Inputs", "roundtrip.sh")))
+# ssa-compare FILE: Braun and mem2reg agree on phis and on what runs.
+config.substitutions.append(
+    ("%ssa-compare", config.python + " " + os.path.join(here, "Inputs", "ssa-compare.py")))
 # expect-exit N CMD...: CMD must exit with status N.
 config.substitutions.append(
     ("%expect-exit", config.python + " " + os.path.join(here, "Inputs", "expect-exit.py")))
