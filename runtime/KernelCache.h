@@ -1,0 +1,133 @@
+//===- KernelCache.h - Cache keys and the disk object cache -----*- C++ -*-===//
+//
+// Internal to the engine. A kernel's cache key is a 128-bit BLAKE3 hash of
+// everything that decides the object code it compiles to: a format tag, the
+// LLVM version, the target triple, the CPU and its feature string, the
+// optimisation level, the fast-math switch, and the module's canonical text
+// (the printed module, with its ModuleID and source_filename cleared so that
+// two front ends naming one kernel differently share it). Hashing printed IR
+// rather than llvm::StructuralHash costs a print per request but cannot call
+// two different modules equal.
+//
+// The disk cache stores one file per key, <dir>/<key-hex>.o, holding a
+// 48-byte header and the object:
+//
+//   offset size  field
+//        0    8  magic "llqobj\0\0"
+//        8    4  format version (1), little-endian like every field
+//       12    4  header size (48)
+//       16   16  the key
+//       32    8  object size in bytes
+//       40    8  xxh3_64 of the object bytes
+//       48    -  the object
+//
+// A file is trusted only if all of these match and its size is exactly
+// header + object; otherwise it is deleted and the kernel rebuilt. Entries
+// are written to a unique temporary file in the same directory and renamed
+// over the entry, so a reader sees a whole old file or a whole new one, and
+// two processes writing one entry both succeed (the last rename wins; both
+// wrote the same kernel).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLQUOTE_RUNTIME_KERNELCACHE_H
+#define LLQUOTE_RUNTIME_KERNELCACHE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/ExecutionEngine/ObjectCache.h"
+#include "llvm/Support/Error.h"
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace llvm {
+class MemoryBuffer;
+class MemoryBufferRef;
+class Module;
+class raw_ostream;
+} // namespace llvm
+
+namespace llq::rt::detail {
+
+/// Everything besides the IR that decides the code a kernel compiles to.
+struct CodegenIdentity {
+  std::string Triple;
+  std::string CPU;
+  std::string Features;
+  unsigned OptLevel = 3;
+  bool FastMath = false;
+};
+
+using KernelKey = std::array<uint8_t, 16>;
+
+/// The key of M compiled as Id says. Clears M's module identifier and
+/// source file name, which must not take part in the key.
+KernelKey computeKernelKey(llvm::Module &M, const CodegenIdentity &Id);
+std::string toHex(const KernelKey &Key);
+/// Exactly 32 hex digits; anything else yields nothing.
+std::optional<KernelKey> keyFromHex(llvm::StringRef Hex);
+
+/// A disk entry holding Object under Key.
+std::string encodeEntry(const KernelKey &Key, llvm::StringRef Object);
+/// The object inside Entry (a view into it), or why the entry must not be
+/// loaded: too short, bad magic or version, another key, a size that does
+/// not match, a checksum that does not match.
+llvm::Expected<llvm::StringRef> decodeEntry(llvm::StringRef Entry,
+                                            const KernelKey &Key);
+
+/// Root/<llvm-version>/<triple>/<cpu>, with every character outside
+/// [A-Za-z0-9._-] of the last three replaced by '_'.
+std::string cacheDirectory(llvm::StringRef Root, llvm::StringRef LLVMVersion,
+                           llvm::StringRef Triple, llvm::StringRef CPU);
+
+/// The one place the engine prints: whole lines, under a mutex so that
+/// lines from concurrent compiles do not interleave.
+class VerboseLog {
+public:
+  /// OS null means stderr.
+  VerboseLog(bool Enabled, llvm::raw_ostream *OS);
+  bool enabled() const { return Enabled; }
+  /// Prints "llquote-jit: <Text>\n" if enabled.
+  void line(const llvm::Twine &Text);
+
+private:
+  bool Enabled;
+  llvm::raw_ostream *OS;
+  std::mutex Mutex;
+};
+
+/// An llvm::ObjectCache over one directory. A module's identifier must be
+/// its key in hex (toHex) when it is passed here.
+class DiskObjectCache : public llvm::ObjectCache {
+public:
+  DiskObjectCache(std::string Dir, VerboseLog &Log)
+      : Dir(std::move(Dir)), Log(Log) {}
+
+  /// Stores Obj atomically; a failure to write is logged and otherwise
+  /// ignored, since it costs only a later compile.
+  void notifyObjectCompiled(const llvm::Module *M,
+                            llvm::MemoryBufferRef Obj) override;
+  /// A copy of the stored object, or null when there is no trustworthy
+  /// entry; an untrustworthy one is deleted and counted in rejects().
+  std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module *M) override;
+
+  const std::string &directory() const { return Dir; }
+  std::string entryPath(llvm::StringRef KeyHex) const;
+  uint64_t rejects() const { return Rejects.load(); }
+
+private:
+  llvm::Error store(const KernelKey &Key, llvm::StringRef Object);
+
+  std::string Dir;
+  VerboseLog &Log;
+  std::atomic<uint64_t> Rejects{0};
+};
+
+} // namespace llq::rt::detail
+
+#endif // LLQUOTE_RUNTIME_KERNELCACHE_H

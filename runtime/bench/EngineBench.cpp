@@ -1,0 +1,204 @@
+//===- EngineBench.cpp - Kernel compile latency, cold and cached ----------===//
+//
+// Measures, in one run, how long it takes from a parsed module to a
+// callable kernel for the skeleton map y[i] = a * x[i] + b over [Start, End):
+//   - cold: a fresh engine with no disk cache, so the module is optimised
+//     at the engine's level and compiled;
+//   - memory hit: the engine has compiled it before, so the request costs
+//     printing and hashing the module and a lookup;
+//   - disk hit: a fresh engine whose disk cache holds the object, so the
+//     request costs the key, reading and checking the entry, and linking.
+// Each timed region is addModule plus the symbol lookup that links the
+// object; creating engines and parsing IR are not timed. After the usual
+// table it prints cold / memory and cold / disk, the result of the run.
+//
+// LLQ_MCPU and LLQ_OPT_LEVEL apply as for any engine; the disk cache lives
+// in a temporary directory that is deleted at the end.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llquote/runtime/Engine.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/SourceMgr.h"
+#include <benchmark/benchmark.h>
+#include <cstdio>
+#include <map>
+#include <string>
+
+using namespace llq::rt;
+
+namespace {
+
+const char *const MapIR = R"(
+define void @map_axpb(i64 %start, i64 %end, ptr %args) {
+entry:
+  %x = load ptr, ptr %args
+  %yp = getelementptr inbounds i8, ptr %args, i64 8
+  %y = load ptr, ptr %yp
+  %ap = getelementptr inbounds i8, ptr %args, i64 16
+  %a = load float, ptr %ap
+  %bp = getelementptr inbounds i8, ptr %args, i64 20
+  %b = load float, ptr %bp
+  %empty = icmp sge i64 %start, %end
+  br i1 %empty, label %exit, label %loop
+loop:
+  %i = phi i64 [ %start, %entry ], [ %next, %loop ]
+  %xi = getelementptr inbounds float, ptr %x, i64 %i
+  %xv = load float, ptr %xi
+  %m = fmul float %a, %xv
+  %r = fadd float %m, %b
+  %yi = getelementptr inbounds float, ptr %y, i64 %i
+  store float %r, ptr %yi
+  %next = add nsw i64 %i, 1
+  %done = icmp eq i64 %next, %end
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+)";
+
+/// A benchmark has no error path but to stop: a failure here is a broken
+/// setup, not a measurement.
+llvm::ExitOnError Check("llquote_bench_engine: ");
+
+llvm::orc::ThreadSafeModule parseMap() {
+  auto Ctx = std::make_unique<llvm::LLVMContext>();
+  llvm::SMDiagnostic Diag;
+  std::unique_ptr<llvm::Module> M =
+      llvm::parseAssemblyString(MapIR, Diag, *Ctx);
+  if (!M)
+    Check(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                  Diag.getMessage()));
+  return llvm::orc::ThreadSafeModule(std::move(M), std::move(Ctx));
+}
+
+std::unique_ptr<Engine> makeEngine(const std::string &CacheDir) {
+  EngineOptions O;
+  O.DiskCache = !CacheDir.empty();
+  O.CacheDir = CacheDir;
+  O.Verbose = false;
+  return Check(Engine::create(O));
+}
+
+/// The timed region: from a parsed module to a callable kernel.
+void addAndLink(Engine &E, llvm::orc::ThreadSafeModule TSM, KernelOrigin Want,
+                benchmark::State &State) {
+  AddedModule Added = Check(E.addModule(std::move(TSM)));
+  auto *Fn = Check(E.lookup<void(int64_t, int64_t, void *)>("map_axpb"));
+  benchmark::DoNotOptimize(Fn);
+  if (Added.Origin != Want)
+    State.SkipWithError("the request did not take the path measured");
+}
+
+void BM_Compile_Cold(benchmark::State &State) {
+  for (auto _ : State) {
+    State.PauseTiming();
+    std::unique_ptr<Engine> E = makeEngine("");
+    llvm::orc::ThreadSafeModule TSM = parseMap();
+    State.ResumeTiming();
+    addAndLink(*E, std::move(TSM), KernelOrigin::Compiled, State);
+    State.PauseTiming();
+    E.reset();
+    State.ResumeTiming();
+  }
+}
+
+void BM_Compile_MemoryHit(benchmark::State &State) {
+  std::unique_ptr<Engine> E = makeEngine("");
+  Check(E->addModule(parseMap()));
+  for (auto _ : State) {
+    State.PauseTiming();
+    llvm::orc::ThreadSafeModule TSM = parseMap();
+    State.ResumeTiming();
+    addAndLink(*E, std::move(TSM), KernelOrigin::MemoryCache, State);
+  }
+}
+
+void BM_Compile_DiskHit(benchmark::State &State) {
+  llvm::SmallString<128> Dir;
+  if (llvm::sys::fs::createUniqueDirectory("llq-engine-bench", Dir)) {
+    State.SkipWithError("cannot create a temporary directory");
+    return;
+  }
+  std::string Root(Dir);
+  Check(makeEngine(Root)->addModule(parseMap())); // Writes the entry.
+  for (auto _ : State) {
+    State.PauseTiming();
+    std::unique_ptr<Engine> E = makeEngine(Root);
+    llvm::orc::ThreadSafeModule TSM = parseMap();
+    State.ResumeTiming();
+    addAndLink(*E, std::move(TSM), KernelOrigin::DiskCache, State);
+    State.PauseTiming();
+    E.reset();
+    State.ResumeTiming();
+  }
+  llvm::sys::fs::remove_directories(Root);
+}
+
+/// Prints the usual table, then the ratios between rows of this same run.
+class RatioReporter : public benchmark::ConsoleReporter {
+public:
+  RatioReporter() : ConsoleReporter(OO_Tabular) {}
+
+  void ReportRuns(const std::vector<Run> &Runs) override {
+    for (const Run &R : Runs) {
+      if (R.error_occurred)
+        continue;
+      // With --benchmark_repetitions, the median stands for the benchmark.
+      if (R.run_type == Run::RT_Aggregate && R.aggregate_name == "median")
+        Medians[withoutSuffix(R.run_name.str())] = R.GetAdjustedRealTime();
+      else if (R.run_type == Run::RT_Iteration)
+        Times[withoutSuffix(R.benchmark_name())] = R.GetAdjustedRealTime();
+    }
+    ConsoleReporter::ReportRuns(Runs);
+  }
+
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    std::printf("\nRatios (same run; how many times faster than a cold "
+                "compile):\n");
+    ratio("cold / memory-cache hit", "BM_Compile_Cold", "BM_Compile_MemoryHit");
+    ratio("cold / disk-cache hit", "BM_Compile_Cold", "BM_Compile_DiskHit");
+  }
+
+private:
+  static std::string withoutSuffix(std::string Name) {
+    const std::string Suffix = "/real_time";
+    if (Name.size() > Suffix.size() &&
+        Name.compare(Name.size() - Suffix.size(), Suffix.size(), Suffix) == 0)
+      Name.resize(Name.size() - Suffix.size());
+    return Name;
+  }
+
+  void ratio(const char *What, const std::string &Num, const std::string &Den) {
+    const auto &Use = Medians.empty() ? Times : Medians;
+    auto A = Use.find(Num), B = Use.find(Den);
+    if (A == Use.end() || B == Use.end() || B->second <= 0)
+      return;
+    std::printf("  %-28s %10.1f\n", What, A->second / B->second);
+  }
+
+  std::map<std::string, double> Times, Medians;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  for (auto *B :
+       {benchmark::RegisterBenchmark("BM_Compile_Cold", BM_Compile_Cold),
+        benchmark::RegisterBenchmark("BM_Compile_MemoryHit",
+                                     BM_Compile_MemoryHit),
+        benchmark::RegisterBenchmark("BM_Compile_DiskHit", BM_Compile_DiskHit)})
+    B->UseRealTime()->Unit(benchmark::kMicrosecond);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 1;
+  RatioReporter Reporter;
+  benchmark::RunSpecifiedBenchmarks(&Reporter);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,918 @@
+//===- EngineTests.cpp - Scenarios for the JIT engine and its caches ------===//
+//
+// Each test is named after the scenario it runs. Kernels are written as LLVM
+// IR text, so the engine is tested without the llquote front end. Every
+// engine here gets explicit options (disk cache off, or a fresh temporary
+// directory), so that neither the user's environment nor ~/.cache can change
+// a result; the tests of the environment variables set them explicitly and
+// restore them afterwards.
+//
+// The disk-cache scenarios that need a second process run
+// llquote_engine_probe (EngineProbe.cpp), whose path CMake passes in as
+// LLQ_ENGINE_PROBE.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llquote/runtime/Engine.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <doctest/doctest.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char **environ;
+
+using namespace llq::rt;
+using llvm::StringRef;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+/// (a + b) * 3.
+const char *const AddMulIR = R"(
+define i64 @addmul(i64 %a, i64 %b) {
+  %s = add i64 %a, %b
+  %m = mul i64 %s, 3
+  ret i64 %m
+}
+)";
+
+/// The skeleton map y[i] = a * x[i] + b over [Start, End), with
+/// Args = {float *x, float *y, float a, float b}.
+const char *const SaxpyIR = R"(
+define void @saxpy(i64 %start, i64 %end, ptr %args) {
+entry:
+  %x = load ptr, ptr %args
+  %yp = getelementptr inbounds i8, ptr %args, i64 8
+  %y = load ptr, ptr %yp
+  %ap = getelementptr inbounds i8, ptr %args, i64 16
+  %a = load float, ptr %ap
+  %bp = getelementptr inbounds i8, ptr %args, i64 20
+  %b = load float, ptr %bp
+  %empty = icmp sge i64 %start, %end
+  br i1 %empty, label %exit, label %loop
+loop:
+  %i = phi i64 [ %start, %entry ], [ %next, %loop ]
+  %xi = getelementptr inbounds float, ptr %x, i64 %i
+  %xv = load float, ptr %xi
+  %m = fmul float %a, %xv
+  %r = fadd float %m, %b
+  %yi = getelementptr inbounds float, ptr %y, i64 %i
+  store float %r, ptr %yi
+  %next = add nsw i64 %i, 1
+  %done = icmp eq i64 %next, %end
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+)";
+
+struct SaxpyArgs {
+  const float *X;
+  float *Y;
+  float A;
+  float B;
+};
+
+/// The sum of p[0 .. n), n >= 1, added left to right as written.
+const char *const SumIR = R"(
+define float @sum(ptr %p, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %acc = phi float [ 0.0, %entry ], [ %acc2, %loop ]
+  %ep = getelementptr inbounds float, ptr %p, i64 %i
+  %v = load float, ptr %ep
+  %acc2 = fadd float %acc, %v
+  %next = add nuw nsw i64 %i, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret float %acc2
+}
+)";
+
+/// Fails its job from index 0 through the scheduler's C entry point.
+const char *const ReportErrorIR = R"(
+@msg = private constant [19 x i8] c"bad index from jit\00"
+declare i32 @llq_rt_report_error(ptr)
+declare i32 @llq_rt_cancelled()
+
+define void @failing_kernel(i64 %start, i64 %end, ptr %args) {
+entry:
+  %first = icmp eq i64 %start, 0
+  br i1 %first, label %report, label %exit
+report:
+  %r = call i32 @llq_rt_report_error(ptr @msg)
+  br label %exit
+exit:
+  ret void
+}
+
+define i32 @cancelled_outside_a_job() {
+  %c = call i32 @llq_rt_cancelled()
+  ret i32 %c
+}
+)";
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+llvm::orc::ThreadSafeModule parseModule(StringRef Text) {
+  auto Ctx = std::make_unique<llvm::LLVMContext>();
+  llvm::SMDiagnostic Diag;
+  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(Text, Diag, *Ctx);
+  REQUIRE_MESSAGE(M, Diag.getMessage().str());
+  return llvm::orc::ThreadSafeModule(std::move(M), std::move(Ctx));
+}
+
+/// The value, or a test failure that shows the error.
+template <typename T> T require(llvm::Expected<T> E) {
+  if (!E)
+    FAIL(llvm::toString(E.takeError()));
+  return std::move(*E);
+}
+
+/// The error's message; a test failure if there was none.
+template <typename T> std::string errorOf(llvm::Expected<T> E) {
+  if (E)
+    FAIL("expected an error");
+  return llvm::toString(E.takeError());
+}
+
+/// Options that read nothing from the environment.
+EngineOptions isolated() {
+  EngineOptions O;
+  O.CPU = "host";
+  O.OptLevel = 3;
+  O.DiskCache = false;
+  O.Verbose = false;
+  return O;
+}
+
+EngineOptions withDiskCache(StringRef Dir) {
+  EngineOptions O = isolated();
+  O.DiskCache = true;
+  O.CacheDir = Dir.str();
+  return O;
+}
+
+std::unique_ptr<Engine> makeEngine(EngineOptions O = isolated()) {
+  return require(Engine::create(std::move(O)));
+}
+
+/// A fresh directory, deleted with its contents at the end of the scope.
+struct TempDir {
+  llvm::SmallString<128> Path;
+  TempDir() {
+    REQUIRE(!llvm::sys::fs::createUniqueDirectory("llq-engine-test", Path));
+  }
+  ~TempDir() { llvm::sys::fs::remove_directories(Path); }
+  std::string str() const { return std::string(Path); }
+};
+
+/// Sets (or, with nullptr, unsets) an environment variable for a scope.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *Name, const char *Value) : Name(Name) {
+    if (const char *Old = std::getenv(Name))
+      Saved = Old;
+    if (Value)
+      ::setenv(Name, Value, 1);
+    else
+      ::unsetenv(Name);
+  }
+  ~ScopedEnv() {
+    if (Saved)
+      ::setenv(Name, Saved->c_str(), 1);
+    else
+      ::unsetenv(Name);
+  }
+
+private:
+  const char *Name;
+  std::optional<std::string> Saved;
+};
+
+/// Runs saxpy from E over N elements and returns how many are wrong.
+int64_t wrongSaxpyResults(Engine &E, int64_t N = 4099) {
+  auto *Fn = require(E.lookup<void(int64_t, int64_t, void *)>("saxpy"));
+  std::vector<float> X(N), Y(N);
+  for (int64_t I = 0; I < N; ++I)
+    X[I] = float(I) * 0.25f - 100.0f;
+  SaxpyArgs Args{X.data(), Y.data(), 1.5f, -3.0f};
+  REQUIRE(Gang(2).parallelFor(0, N, Fn, &Args, /*MinGrain=*/64).ok());
+  int64_t Wrong = 0;
+  for (int64_t I = 0; I < N; ++I)
+    Wrong += Y[I] != 1.5f * X[I] + -3.0f;
+  return Wrong;
+}
+
+std::string readFile(StringRef Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  REQUIRE_MESSAGE(Buf, "cannot read " << Path.str());
+  return (*Buf)->getBuffer().str();
+}
+
+void writeFile(StringRef Path, StringRef Bytes) {
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC);
+  REQUIRE(!EC);
+  OS << Bytes;
+}
+
+/// Files in Dir whose names end with Suffix.
+std::vector<std::string> filesEndingWith(StringRef Dir, StringRef Suffix) {
+  std::vector<std::string> Found;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC))
+    if (StringRef(It->path()).ends_with(Suffix))
+      Found.push_back(It->path());
+  return Found;
+}
+
+/// The environment of this process without LLQ_* variables, plus Extra.
+std::vector<std::string> childEnvironment(std::vector<std::string> Extra) {
+  std::vector<std::string> Env;
+  for (char **E = environ; *E; ++E)
+    if (!StringRef(*E).starts_with("LLQ_"))
+      Env.push_back(*E);
+  Env.insert(Env.end(), Extra.begin(), Extra.end());
+  return Env;
+}
+
+struct ProbeRun {
+  int ExitCode;
+  std::string Output;
+};
+
+/// Starts llquote_engine_probe with the given cache directory, its stdout
+/// going to OutPath.
+llvm::sys::ProcessInfo startProbe(const std::vector<std::string> &Env,
+                                  StringRef OutPath) {
+  // The redirection does not truncate: start from no file at all.
+  llvm::sys::fs::remove(OutPath);
+  std::vector<StringRef> EnvRefs(Env.begin(), Env.end());
+  std::optional<StringRef> Redirects[] = {std::nullopt, OutPath, std::nullopt};
+  std::string Why;
+  bool Failed = false;
+  llvm::sys::ProcessInfo PI =
+      llvm::sys::ExecuteNoWait(LLQ_ENGINE_PROBE, {LLQ_ENGINE_PROBE}, EnvRefs,
+                               Redirects, 0, &Why, &Failed);
+  REQUIRE_MESSAGE(!Failed, Why);
+  return PI;
+}
+
+ProbeRun finishProbe(const llvm::sys::ProcessInfo &PI, StringRef OutPath) {
+  std::string Why;
+  llvm::sys::ProcessInfo Done = llvm::sys::Wait(PI, std::nullopt, &Why);
+  return {Done.ReturnCode, readFile(OutPath)};
+}
+
+ProbeRun runProbe(StringRef CacheDir, StringRef OutPath) {
+  auto Env = childEnvironment({"LLQ_CACHE_DIR=" + CacheDir.str()});
+  return finishProbe(startProbe(Env, OutPath), OutPath);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Compiling and calling
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("jit_a_small_module_and_call_it_through_a_typed_pointer") {
+  std::unique_ptr<Engine> E = makeEngine();
+  AddedModule Added = require(E->addModule(parseModule(AddMulIR)));
+  CHECK(Added.Origin == KernelOrigin::Compiled);
+  CHECK(Added.Key.size() == 32);
+  REQUIRE(Added.Tracker);
+  auto *AddMul = require(E->lookup<int64_t(int64_t, int64_t)>("addmul"));
+  CHECK(AddMul(2, 5) == 21);
+  CHECK(AddMul(-10, 4) == -18);
+  CHECK(E->counters().Compiles == 1);
+  CHECK(E->cpu() == llvm::sys::getHostCPUName().str());
+  CHECK(E->optLevel() == 3);
+}
+
+TEST_CASE("map_kernel_runs_on_the_gang_with_the_exact_ieee_results") {
+  std::unique_ptr<Engine> E = makeEngine();
+  require(E->addModule(parseModule(SaxpyIR)));
+  CHECK(wrongSaxpyResults(*E) == 0);
+}
+
+TEST_CASE("jit_kernel_reports_an_error_through_the_scheduler") {
+  std::unique_ptr<Engine> E = makeEngine();
+  require(E->addModule(parseModule(ReportErrorIR)));
+  auto *Kernel =
+      require(E->lookup<void(int64_t, int64_t, void *)>("failing_kernel"));
+  Status S = Gang(2).parallelFor(0, 1000, Kernel, nullptr);
+  CHECK_FALSE(S.ok());
+  CHECK(S.message() == "bad index from jit");
+  auto *Cancelled = require(E->lookup<int32_t()>("cancelled_outside_a_job"));
+  CHECK(Cancelled() == 0);
+}
+
+TEST_CASE("invalid_ir_is_an_error_and_is_not_cached") {
+  // %x is used in %b, which %a does not dominate: the parser accepts this,
+  // the verifier does not.
+  const char *Bad = R"(
+define i32 @bad(i1 %c) {
+entry:
+  br i1 %c, label %a, label %b
+a:
+  %x = add i32 1, 2
+  br label %b
+b:
+  ret i32 %x
+}
+)";
+  std::unique_ptr<Engine> E = makeEngine();
+  for (int Attempt = 0; Attempt < 2; ++Attempt) {
+    std::string Message = errorOf(E->addModule(parseModule(Bad)));
+    CHECK(Message.find("invalid module") != std::string::npos);
+    CHECK(Message.find("does not dominate") != std::string::npos);
+  }
+  CHECK(E->counters().Compiles == 0);
+  CHECK(E->counters().MemoryHits == 0);
+}
+
+TEST_CASE("module_for_another_target_is_rejected") {
+  std::string IR =
+      std::string("target triple = \"aarch64-unknown-linux-gnu\"\n") + AddMulIR;
+  std::unique_ptr<Engine> E = makeEngine();
+  std::string Message = errorOf(E->addModule(parseModule(IR)));
+  CHECK(Message.find("module targets aarch64-unknown-linux-gnu") !=
+        std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// The memory cache
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("same_module_twice_is_a_memory_hit_without_a_compile") {
+  std::unique_ptr<Engine> E = makeEngine();
+  AddedModule First = require(E->addModule(parseModule(SaxpyIR)));
+  // Another name and source file: not part of the key.
+  llvm::orc::ThreadSafeModule Again = parseModule(SaxpyIR);
+  Again.withModuleDo([](llvm::Module &M) {
+    M.setModuleIdentifier("renamed");
+    M.setSourceFileName("elsewhere.llq");
+  });
+  AddedModule Second = require(E->addModule(std::move(Again)));
+  CHECK(First.Origin == KernelOrigin::Compiled);
+  CHECK(Second.Origin == KernelOrigin::MemoryCache);
+  CHECK(Second.Key == First.Key);
+  CHECK(Second.Tracker == First.Tracker);
+  EngineCounters C = E->counters();
+  CHECK(C.Compiles == 1);
+  CHECK(C.MemoryHits == 1);
+  CHECK(C.DiskHits == 0);
+  CHECK(wrongSaxpyResults(*E) == 0);
+}
+
+TEST_CASE("a_different_module_or_option_is_not_a_memory_hit") {
+  std::unique_ptr<Engine> E = makeEngine();
+  AddedModule Saxpy = require(E->addModule(parseModule(SaxpyIR)));
+  AddedModule AddMul = require(E->addModule(parseModule(AddMulIR)));
+  CHECK(AddMul.Key != Saxpy.Key);
+  CHECK(AddMul.Origin == KernelOrigin::Compiled);
+  CHECK(E->counters().Compiles == 2);
+  CHECK(E->counters().MemoryHits == 0);
+}
+
+TEST_CASE("eight_threads_asking_for_one_kernel_compile_it_once") {
+  const int Threads = 8;
+  std::unique_ptr<Engine> E = makeEngine();
+  // Parse first, so that the threads race on addModule alone.
+  std::vector<llvm::orc::ThreadSafeModule> Modules;
+  for (int T = 0; T < Threads; ++T)
+    Modules.push_back(parseModule(SaxpyIR));
+  std::vector<llvm::Expected<AddedModule>> Results;
+  for (int T = 0; T < Threads; ++T)
+    Results.emplace_back(AddedModule{});
+  std::atomic<int> Arrived{0};
+  std::vector<std::thread> Pool;
+  for (int T = 0; T < Threads; ++T)
+    Pool.emplace_back([&, T] {
+      // All start together, so the requests overlap the one compile.
+      ++Arrived;
+      while (Arrived.load() < Threads)
+        std::this_thread::yield();
+      Results[T] = E->addModule(std::move(Modules[T]));
+    });
+  for (std::thread &Th : Pool)
+    Th.join();
+  int Compiled = 0, Hits = 0;
+  llvm::orc::ResourceTrackerSP Owner;
+  for (auto &R : Results) {
+    AddedModule A = require(std::move(R));
+    Compiled += A.Origin == KernelOrigin::Compiled;
+    Hits += A.Origin == KernelOrigin::MemoryCache;
+    if (!Owner)
+      Owner = A.Tracker;
+    CHECK(A.Tracker == Owner);
+  }
+  CHECK(Compiled == 1);
+  CHECK(Hits == Threads - 1);
+  CHECK(E->counters().Compiles == 1);
+  CHECK(E->counters().MemoryHits == uint64_t(Threads - 1));
+  CHECK(wrongSaxpyResults(*E) == 0);
+}
+
+TEST_CASE("removing_the_tracker_frees_the_kernel_and_readding_compiles_it") {
+  std::unique_ptr<Engine> E = makeEngine();
+  AddedModule Added = require(E->addModule(parseModule(AddMulIR)));
+  auto *Before = require(E->lookup<int64_t(int64_t, int64_t)>("addmul"));
+  CHECK(Before(1, 1) == 6);
+  REQUIRE(!Added.Tracker->remove());
+  std::string Message = errorOf(E->lookup<int64_t(int64_t, int64_t)>("addmul"));
+  CHECK(Message.find("Symbols not found") != std::string::npos);
+  CHECK(Message.find("addmul") != std::string::npos);
+
+  // The memory cache forgot it: this is a compile, not a stale hit.
+  AddedModule Again = require(E->addModule(parseModule(AddMulIR)));
+  CHECK(Again.Origin == KernelOrigin::Compiled);
+  CHECK(Again.Tracker != Added.Tracker);
+  CHECK(E->counters().Compiles == 2);
+  CHECK(E->counters().MemoryHits == 0);
+  auto *After = require(E->lookup<int64_t(int64_t, int64_t)>("addmul"));
+  CHECK(After(1, 1) == 6);
+}
+
+TEST_CASE(
+    "kernel_moved_with_transfer_to_stays_cached_until_its_new_tracker_goes") {
+  std::unique_ptr<Engine> E = makeEngine();
+  AddedModule Added = require(E->addModule(parseModule(AddMulIR)));
+  llvm::orc::ResourceTrackerSP Keeper =
+      E->mainJITDylib().createResourceTracker();
+  Added.Tracker->transferTo(*Keeper);
+
+  AddedModule Hit = require(E->addModule(parseModule(AddMulIR)));
+  CHECK(Hit.Origin == KernelOrigin::MemoryCache);
+  CHECK(!Hit.Tracker); // The tracker it moved to cannot be named.
+  CHECK(require(E->lookup<int64_t(int64_t, int64_t)>("addmul"))(2, 2) == 12);
+
+  REQUIRE(!Keeper->remove());
+  AddedModule Rebuilt = require(E->addModule(parseModule(AddMulIR)));
+  CHECK(Rebuilt.Origin == KernelOrigin::Compiled);
+  CHECK(E->counters().Compiles == 2);
+}
+
+TEST_CASE("caller_tracker_owns_the_kernel_and_a_duplicate_symbol_is_an_error") {
+  std::unique_ptr<Engine> E = makeEngine();
+  llvm::orc::ResourceTrackerSP Mine = E->mainJITDylib().createResourceTracker();
+  AddedModule Added = require(E->addModule(parseModule(AddMulIR), Mine));
+  CHECK(Added.Tracker == Mine);
+  // Same symbol, different body: a different kernel that cannot coexist.
+  std::string Other = AddMulIR;
+  Other.replace(Other.find("mul i64 %s, 3"), 13, "mul i64 %s, 4");
+  std::string Message = errorOf(E->addModule(parseModule(Other)));
+  CHECK(Message.find("Duplicate definition") != std::string::npos);
+  CHECK(require(E->lookup<int64_t(int64_t, int64_t)>("addmul"))(1, 1) == 6);
+}
+
+//===----------------------------------------------------------------------===//
+// Optimisation and fast-math
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string optimizedText(Engine &E, StringRef IR, KernelOptions Options) {
+  llvm::orc::ThreadSafeModule TSM = parseModule(IR);
+  std::string Text;
+  TSM.withModuleDo([&](llvm::Module &M) {
+    REQUIRE(!E.optimize(M, Options));
+    llvm::raw_string_ostream OS(Text);
+    M.print(OS, nullptr);
+  });
+  return Text;
+}
+
+/// 1e8 followed by 1023 ones. Added in order, every one rounds away
+/// (float's spacing at 1e8 is 8); added in any vector order, the ones
+/// gathered in other lanes survive.
+std::vector<float> absorbingSequence() {
+  std::vector<float> V(1024, 1.0f);
+  V[0] = 1e8f;
+  return V;
+}
+
+} // namespace
+
+TEST_CASE("fast_math_is_off_by_default_so_a_reduction_keeps_its_order") {
+  std::unique_ptr<Engine> E = makeEngine();
+  std::string Text = optimizedText(*E, SumIR, KernelOptions());
+  CHECK(Text.find("fast") == std::string::npos);
+  CHECK(Text.find("reassoc") == std::string::npos);
+  CHECK(Text.find("x float>") == std::string::npos); // Not vectorised.
+
+  require(E->addModule(parseModule(SumIR)));
+  auto *Sum = require(E->lookup<float(const float *, int64_t)>("sum"));
+  std::vector<float> V = absorbingSequence();
+  CHECK(Sum(V.data(), int64_t(V.size())) == 1e8f);
+}
+
+TEST_CASE("fast_math_opt_in_vectorises_the_reduction_and_reassociates") {
+  std::unique_ptr<Engine> E = makeEngine();
+  KernelOptions Fast;
+  Fast.FastMath = true;
+  std::string Text = optimizedText(*E, SumIR, Fast);
+  CHECK(Text.find("fadd fast <") != std::string::npos);
+
+  AddedModule Added = require(E->addModule(parseModule(SumIR), nullptr, Fast));
+  auto *Sum = require(E->lookup<float(const float *, int64_t)>("sum"));
+  std::vector<float> V = absorbingSequence();
+  float Result = Sum(V.data(), int64_t(V.size()));
+  CHECK(Result != 1e8f);
+  CHECK(std::fabs(Result - (1e8f + 1023.0f)) <= 64.0f);
+
+  // The flag is part of the key: the same text without it is another kernel.
+  REQUIRE(!Added.Tracker->remove());
+  AddedModule Strict = require(E->addModule(parseModule(SumIR)));
+  CHECK(Strict.Key != Added.Key);
+  CHECK(Strict.Origin == KernelOrigin::Compiled);
+}
+
+TEST_CASE("vectoriser_uses_the_vector_width_of_the_engines_cpu") {
+  // The loop vectoriser picks its width from the TargetMachine's cost model:
+  // SSE2 has 4 floats to a register, AVX2 8. A pipeline built without the
+  // TargetMachine would not vectorise for either.
+  EngineOptions Sse = isolated(), Avx = isolated();
+  Sse.CPU = "x86-64";
+  Avx.CPU = "x86-64-v3";
+  std::string Narrow = optimizedText(*makeEngine(Sse), SaxpyIR, {});
+  std::string Wide = optimizedText(*makeEngine(Avx), SaxpyIR, {});
+  CHECK(Narrow.find("<4 x float>") != std::string::npos);
+  CHECK(Narrow.find("<8 x float>") == std::string::npos);
+  CHECK(Wide.find("<8 x float>") != std::string::npos);
+}
+
+TEST_CASE("opt_level_zero_leaves_the_loop_alone") {
+  EngineOptions O = isolated();
+  O.OptLevel = 0;
+  std::unique_ptr<Engine> E = makeEngine(O);
+  std::string Text = optimizedText(*E, SaxpyIR, {});
+  CHECK(Text.find("x float>") == std::string::npos);
+  CHECK(Text.find("%m = fmul float %a, %xv") != std::string::npos);
+  require(E->addModule(parseModule(SaxpyIR)));
+  CHECK(wrongSaxpyResults(*E) == 0);
+}
+
+TEST_CASE("without_fast_math_a_multiply_add_is_not_fused") {
+  // a * x rounds to 1 + 2^-11 (the exact 1 + 2^-11 + 2^-24 is a tie broken
+  // to even), so a * x + b is 0; a fused multiply-add would give 2^-24.
+  std::unique_ptr<Engine> E = makeEngine();
+  require(E->addModule(parseModule(SaxpyIR)));
+  auto *Fn = require(E->lookup<void(int64_t, int64_t, void *)>("saxpy"));
+  const float A = 1.0f + std::ldexp(1.0f, -12);
+  std::vector<float> X(64, A), Y(64, -1.0f);
+  SaxpyArgs Args{X.data(), Y.data(), A, -(1.0f + std::ldexp(1.0f, -11))};
+  Fn(0, 64, &Args);
+  for (float Value : Y)
+    CHECK(Value == 0.0f);
+}
+
+//===----------------------------------------------------------------------===//
+// The disk cache
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("disk_entry_lives_under_version_triple_and_cpu") {
+  TempDir Dir;
+  std::unique_ptr<Engine> E = makeEngine(withDiskCache(Dir.str()));
+  llvm::SmallString<128> Want(Dir.Path);
+  llvm::sys::path::append(Want, LLVM_VERSION_STRING, E->triple(), E->cpu());
+  CHECK(E->diskCacheDir() == std::string(Want));
+  AddedModule Added = require(E->addModule(parseModule(SaxpyIR)));
+  std::vector<std::string> Entries = filesEndingWith(E->diskCacheDir(), ".o");
+  REQUIRE(Entries.size() == 1);
+  CHECK(llvm::sys::path::filename(Entries[0]) == Added.Key + ".o");
+  // Written through a temporary that was renamed, not left behind.
+  CHECK(filesEndingWith(E->diskCacheDir(), ".tmp").empty());
+  CHECK(readFile(Entries[0]).substr(0, 6) == "llqobj");
+}
+
+TEST_CASE("a_new_process_loads_the_kernel_from_disk_instead_of_compiling") {
+  TempDir Dir;
+  llvm::SmallString<128> Out(Dir.Path);
+  llvm::sys::path::append(Out, "probe.out");
+
+  ProbeRun First = runProbe(Dir.str() + "/cache", Out);
+  CHECK(First.ExitCode == 0);
+  CHECK(First.Output == "origin=compiled compiles=1 memory_hits=0 disk_hits=0 "
+                        "disk_rejects=0 result=ok\n");
+
+  ProbeRun Second = runProbe(Dir.str() + "/cache", Out);
+  CHECK(Second.ExitCode == 0);
+  CHECK(Second.Output == "origin=disk compiles=0 memory_hits=0 disk_hits=1 "
+                         "disk_rejects=0 result=ok\n");
+}
+
+TEST_CASE("processes_racing_on_one_entry_all_succeed_and_leave_it_valid") {
+  TempDir Dir;
+  auto Env = childEnvironment({"LLQ_CACHE_DIR=" + Dir.str() + "/cache"});
+  std::vector<std::string> Outs;
+  std::vector<llvm::sys::ProcessInfo> Running;
+  for (int P = 0; P < 4; ++P) {
+    Outs.push_back(Dir.str() + "/race" + std::to_string(P) + ".out");
+    Running.push_back(startProbe(Env, Outs.back()));
+  }
+  for (int P = 0; P < 4; ++P) {
+    ProbeRun R = finishProbe(Running[P], Outs[P]);
+    CHECK(R.ExitCode == 0);
+    CHECK(R.Output.find("result=ok") != std::string::npos);
+    CHECK(R.Output.find("disk_rejects=0") != std::string::npos);
+  }
+  ProbeRun After = runProbe(Dir.str() + "/cache", Dir.str() + "/after.out");
+  CHECK(After.Output.find("origin=disk") != std::string::npos);
+}
+
+TEST_CASE("a_corrupt_entry_is_detected_deleted_rebuilt_and_never_loaded") {
+  TempDir Dir;
+  std::string EntryPath, Key;
+  {
+    std::unique_ptr<Engine> E = makeEngine(withDiskCache(Dir.str()));
+    AddedModule Added = require(E->addModule(parseModule(SaxpyIR)));
+    Key = Added.Key;
+    EntryPath = E->diskCacheDir() + "/" + Key + ".o";
+  }
+  std::string Good = readFile(EntryPath);
+  REQUIRE(Good.size() > 100);
+  std::string Bad = Good;
+  std::string Reason;
+
+  SUBCASE("truncated_object") {
+    Bad.resize(Good.size() / 2);
+    Reason = "object bytes";
+  }
+  SUBCASE("truncated_header") {
+    Bad.resize(20);
+    Reason = "shorter than a header";
+  }
+  SUBCASE("empty_file") {
+    Bad.clear();
+    Reason = "shorter than a header";
+  }
+  SUBCASE("flipped_byte_in_the_object") {
+    Bad[Good.size() / 2 + 24] ^= 0x10;
+    Reason = "checksum mismatch";
+  }
+  SUBCASE("flipped_checksum") {
+    Bad[40] ^= 0x01;
+    Reason = "checksum mismatch";
+  }
+  SUBCASE("bad_magic") {
+    Bad[0] = 'X';
+    Reason = "bad magic";
+  }
+  SUBCASE("trailing_garbage") {
+    Bad += "tail";
+    Reason = "object bytes";
+  }
+  writeFile(EntryPath, Bad);
+
+  std::string LogText;
+  llvm::raw_string_ostream Log(LogText);
+  EngineOptions O = withDiskCache(Dir.str());
+  O.Verbose = true;
+  O.Log = &Log;
+  {
+    std::unique_ptr<Engine> E = makeEngine(O);
+    AddedModule Added = require(E->addModule(parseModule(SaxpyIR)));
+    CHECK(Added.Origin == KernelOrigin::Compiled);
+    EngineCounters C = E->counters();
+    CHECK(C.DiskRejects == 1);
+    CHECK(C.DiskHits == 0);
+    CHECK(C.Compiles == 1);
+    CHECK(wrongSaxpyResults(*E) == 0);
+  }
+  CHECK(LogText.find("rejected (") != std::string::npos);
+  CHECK_MESSAGE(LogText.find(Reason) != std::string::npos, LogText);
+  CHECK(readFile(EntryPath) == Good); // Rebuilt as it was.
+
+  std::unique_ptr<Engine> Next = makeEngine(withDiskCache(Dir.str()));
+  CHECK(require(Next->addModule(parseModule(SaxpyIR))).Origin ==
+        KernelOrigin::DiskCache);
+  CHECK(wrongSaxpyResults(*Next) == 0);
+}
+
+TEST_CASE("a_corrupt_entry_is_rebuilt_by_the_next_process") {
+  TempDir Dir;
+  std::string Cache = Dir.str() + "/cache";
+  std::string Out = Dir.str() + "/probe.out";
+  REQUIRE(runProbe(Cache, Out).ExitCode == 0);
+  std::vector<std::string> Entries;
+  std::error_code EC;
+  for (llvm::sys::fs::recursive_directory_iterator It(Cache, EC), End;
+       It != End && !EC; It.increment(EC))
+    if (StringRef(It->path()).ends_with(".o"))
+      Entries.push_back(It->path());
+  REQUIRE(Entries.size() == 1);
+  std::string Bytes = readFile(Entries[0]);
+  Bytes[Bytes.size() - 7] ^= 0x5a;
+  writeFile(Entries[0], Bytes);
+
+  ProbeRun Rebuilt = runProbe(Cache, Out);
+  CHECK(Rebuilt.ExitCode == 0);
+  CHECK(Rebuilt.Output == "origin=compiled compiles=1 memory_hits=0 "
+                          "disk_hits=0 disk_rejects=1 result=ok\n");
+  ProbeRun Loaded = runProbe(Cache, Out);
+  CHECK(Loaded.Output == "origin=disk compiles=0 memory_hits=0 disk_hits=1 "
+                         "disk_rejects=0 result=ok\n");
+}
+
+TEST_CASE("another_cpu_never_loads_the_entry") {
+  TempDir Dir;
+  EngineOptions V2 = withDiskCache(Dir.str()), V3 = V2;
+  V2.CPU = "x86-64-v2";
+  V3.CPU = "x86-64-v3";
+  std::unique_ptr<Engine> A = makeEngine(V2);
+  std::unique_ptr<Engine> B = makeEngine(V3);
+  CHECK(A->diskCacheDir() != B->diskCacheDir());
+  AddedModule OnA = require(A->addModule(parseModule(SaxpyIR)));
+  AddedModule OnB = require(B->addModule(parseModule(SaxpyIR)));
+  CHECK(OnB.Key != OnA.Key);
+  CHECK(OnB.Origin == KernelOrigin::Compiled);
+
+  // Even an entry moved into B's directory under B's name is refused: the
+  // header names A's key.
+  REQUIRE(!OnB.Tracker->remove());
+  std::string BPath = B->diskCacheDir() + "/" + OnB.Key + ".o";
+  writeFile(BPath, readFile(A->diskCacheDir() + "/" + OnA.Key + ".o"));
+  AddedModule Again = require(B->addModule(parseModule(SaxpyIR)));
+  CHECK(Again.Origin == KernelOrigin::Compiled);
+  CHECK(B->counters().DiskRejects == 1);
+  CHECK(wrongSaxpyResults(*B) == 0);
+}
+
+TEST_CASE("unwritable_cache_directory_costs_a_compile_not_an_error") {
+  TempDir Dir;
+  // A file where the cache wants a directory: every write fails.
+  std::string Blocker = Dir.str() + "/blocker";
+  writeFile(Blocker, "not a directory");
+  std::string LogText;
+  llvm::raw_string_ostream Log(LogText);
+  EngineOptions O = withDiskCache(Blocker);
+  O.Verbose = true;
+  O.Log = &Log;
+  std::unique_ptr<Engine> E = makeEngine(O);
+  AddedModule Added = require(E->addModule(parseModule(SaxpyIR)));
+  CHECK(Added.Origin == KernelOrigin::Compiled);
+  CHECK(wrongSaxpyResults(*E) == 0);
+  CHECK(LogText.find("disk cache write to") != std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Logging and the environment
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("verbose_log_names_the_path_each_request_took") {
+  TempDir Dir;
+  std::string LogText;
+  llvm::raw_string_ostream Log(LogText);
+  EngineOptions O = withDiskCache(Dir.str());
+  O.Verbose = true;
+  O.Log = &Log;
+  {
+    std::unique_ptr<Engine> E = makeEngine(O);
+    require(E->addModule(parseModule(SaxpyIR)));
+    require(E->addModule(parseModule(SaxpyIR)));
+  }
+  std::unique_ptr<Engine> E = makeEngine(O);
+  require(E->addModule(parseModule(SaxpyIR)));
+  llvm::SmallVector<StringRef, 4> Lines;
+  StringRef(LogText).trim().split(Lines, '\n');
+  REQUIRE(Lines.size() == 3);
+  CHECK(Lines[0].starts_with("llquote-jit: kernel @saxpy ["));
+  CHECK(Lines[0].contains("]: no cache hit, compiled, "));
+  CHECK(Lines[1].contains("]: memory cache hit, "));
+  CHECK(Lines[2].contains("]: disk cache hit, "));
+  for (StringRef L : Lines)
+    CHECK(L.ends_with(" ms"));
+
+  std::string Quiet;
+  llvm::raw_string_ostream QuietLog(Quiet);
+  EngineOptions Off = isolated();
+  Off.Log = &QuietLog;
+  std::unique_ptr<Engine> Silent = makeEngine(Off);
+  require(Silent->addModule(parseModule(SaxpyIR)));
+  CHECK(Quiet.empty());
+}
+
+TEST_CASE("opt_level_and_switch_parsing") {
+  CHECK(require(parseOptLevel("0")) == 0);
+  CHECK(require(parseOptLevel("3")) == 3);
+  for (const char *Bad : {"4", "-1", "", "2x", " 2", "O2", "fast", "03"})
+    CHECK(errorOf(parseOptLevel(Bad)) ==
+          "LLQ_OPT_LEVEL='" + std::string(Bad) + "': expected 0, 1, 2 or 3");
+  CHECK(require(parseSwitch("LLQ_CACHE", "off")) == false);
+  CHECK(require(parseSwitch("LLQ_CACHE", "OFF")) == false);
+  CHECK(require(parseSwitch("LLQ_CACHE", "0")) == false);
+  CHECK(require(parseSwitch("LLQ_VERBOSE", "1")) == true);
+  CHECK(require(parseSwitch("LLQ_VERBOSE", "on")) == true);
+  CHECK(errorOf(parseSwitch("LLQ_VERBOSE", "yes")) ==
+        "LLQ_VERBOSE='yes': expected 1, on, 0 or off");
+}
+
+TEST_CASE("llq_mcpu_and_llq_opt_level_configure_the_engine") {
+  ScopedEnv Cache("LLQ_CACHE", "off");
+  ScopedEnv Verbose("LLQ_VERBOSE", nullptr);
+  SUBCASE("named_cpu_and_level") {
+    ScopedEnv Cpu("LLQ_MCPU", "x86-64-v2");
+    ScopedEnv Opt("LLQ_OPT_LEVEL", "1");
+    std::unique_ptr<Engine> E = makeEngine(EngineOptions());
+    CHECK(E->cpu() == "x86-64-v2");
+    CHECK(E->optLevel() == 1);
+    require(E->addModule(parseModule(SaxpyIR)));
+    CHECK(wrongSaxpyResults(*E) == 0);
+  }
+  SUBCASE("host_and_empty_mean_the_defaults") {
+    ScopedEnv Cpu("LLQ_MCPU", "host");
+    ScopedEnv Opt("LLQ_OPT_LEVEL", "");
+    std::unique_ptr<Engine> E = makeEngine(EngineOptions());
+    CHECK(E->cpu() == llvm::sys::getHostCPUName().str());
+    CHECK(E->optLevel() == 3);
+  }
+  SUBCASE("options_win_over_the_environment") {
+    ScopedEnv Cpu("LLQ_MCPU", "x86-64-v2");
+    ScopedEnv Opt("LLQ_OPT_LEVEL", "0");
+    EngineOptions O;
+    O.CPU = "x86-64-v3";
+    O.OptLevel = 2;
+    std::unique_ptr<Engine> E = makeEngine(O);
+    CHECK(E->cpu() == "x86-64-v3");
+    CHECK(E->optLevel() == 2);
+  }
+  SUBCASE("unknown_cpu_is_an_error") {
+    ScopedEnv Cpu("LLQ_MCPU", "skylake-avx51");
+    std::string Message = errorOf(Engine::create());
+    CHECK(Message.find("LLQ_MCPU='skylake-avx51': not a CPU of x86_64") == 0);
+  }
+  SUBCASE("bad_level_is_an_error") {
+    ScopedEnv Opt("LLQ_OPT_LEVEL", "fast");
+    CHECK(errorOf(Engine::create()) ==
+          "LLQ_OPT_LEVEL='fast': expected 0, 1, 2 or 3");
+  }
+  SUBCASE("bad_option_level_is_an_error") {
+    EngineOptions O;
+    O.OptLevel = 7;
+    CHECK(errorOf(Engine::create(O)) ==
+          "EngineOptions::OptLevel is 7, expected 0 to 3");
+  }
+}
+
+TEST_CASE("cache_variables_choose_the_directory") {
+  TempDir Dir;
+  ScopedEnv Verbose("LLQ_VERBOSE", nullptr);
+  ScopedEnv Cpu("LLQ_MCPU", nullptr);
+  std::string Tail = std::string("/") + LLVM_VERSION_STRING + "/";
+  SUBCASE("llq_cache_dir_is_the_root") {
+    ScopedEnv On("LLQ_CACHE", "on");
+    ScopedEnv Root("LLQ_CACHE_DIR", Dir.str().c_str());
+    std::unique_ptr<Engine> E = makeEngine(EngineOptions());
+    CHECK(StringRef(E->diskCacheDir()).starts_with(Dir.str() + Tail));
+  }
+  SUBCASE("xdg_cache_home_then_home") {
+    ScopedEnv On("LLQ_CACHE", nullptr);
+    ScopedEnv Root("LLQ_CACHE_DIR", nullptr);
+    ScopedEnv Xdg("XDG_CACHE_HOME", (Dir.str() + "/xdg").c_str());
+    ScopedEnv Home("HOME", (Dir.str() + "/home").c_str());
+    CHECK(StringRef(makeEngine(EngineOptions())->diskCacheDir())
+              .starts_with(Dir.str() + "/xdg/llquote" + Tail));
+    ScopedEnv Relative("XDG_CACHE_HOME", "relative/dir");
+    CHECK(StringRef(makeEngine(EngineOptions())->diskCacheDir())
+              .starts_with(Dir.str() + "/home/.cache/llquote" + Tail));
+  }
+  SUBCASE("llq_cache_off_disables_it") {
+    ScopedEnv Off("LLQ_CACHE", "off");
+    ScopedEnv Root("LLQ_CACHE_DIR", Dir.str().c_str());
+    std::unique_ptr<Engine> E = makeEngine(EngineOptions());
+    CHECK(E->diskCacheDir().empty());
+    require(E->addModule(parseModule(SaxpyIR)));
+    CHECK(filesEndingWith(Dir.str(), "").empty());
+  }
+  SUBCASE("bad_switch_is_an_error") {
+    ScopedEnv Bad("LLQ_CACHE", "disabled");
+    CHECK(errorOf(Engine::create()) ==
+          "LLQ_CACHE='disabled': expected 1, on, 0 or off");
+  }
+}
