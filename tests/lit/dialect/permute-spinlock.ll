@@ -1,5 +1,7 @@
 ; The permute critical section of the design: a spinlock per destination
 ; cell, taken with an atomic exchange in a while loop over a reassigned flag.
+; RUN: %ssa-compare %s | FileCheck %s --check-prefix=SSA
+; SSA: exit
 ; RUN: llquote-fmt %s -o %t.ll
 ; RUN: FileCheck %s < %t.ll
 ; RUN: %expect-exit 0 lli %t.ll

@@ -1,6 +1,8 @@
 ; The scan chunk loop of the design: nested for and if, a reassigned float
 ; accumulator and a reassigned bound. Run on 10 floats in 3 chunks of 4 (the
 ; last one short); every chunk is rescanned from the sum of the chunks before.
+; RUN: %ssa-compare %s | FileCheck %s --check-prefix=SSA
+; SSA: exit
 ; RUN: llquote-fmt %s -o %t.ll
 ; RUN: FileCheck %s < %t.ll
 ; RUN: %expect-exit 0 lli %t.ll

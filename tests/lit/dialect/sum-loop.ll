@@ -1,6 +1,8 @@
 ; The sum loop of the design: a reassigned accumulator in a for loop. Minimal
 ; SSA has exactly two phis, both in the loop head, and nothing else of the
 ; sugar: no select, no copy, no leftover variable.
+; RUN: %ssa-compare %s | FileCheck %s --check-prefix=SSA
+; SSA: exit
 ; RUN: llquote-fmt %s | FileCheck %s
 ; RUN: llquote-fmt %s | grep -c " = phi " | FileCheck %s --check-prefix=PHIS
 ; RUN: llquote-fmt %s | FileCheck %s --check-prefix=NOSEL

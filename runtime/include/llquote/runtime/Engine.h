@@ -26,7 +26,7 @@
 //
 // The library prints nothing, except one line per kernel request to stderr
 // (or EngineOptions::Log) when LLQ_VERBOSE=1 or EngineOptions::Verbose asks
-// for it. runtime/README.md documents the environment variables, the cache
+// for it. docs/Runtime.md documents the environment variables, the cache
 // key and the on-disk layout.
 //
 //===----------------------------------------------------------------------===//
@@ -133,7 +133,7 @@ struct EngineCounters {
 
 class Engine {
 public:
-  /// Fails on a bad LLQ_* variable or option (see runtime/README.md) or if
+  /// Fails on a bad LLQ_* variable or option (see docs/Runtime.md) or if
   /// the host target is not usable.
   static llvm::Expected<std::unique_ptr<Engine>>
   create(EngineOptions Options = {});
