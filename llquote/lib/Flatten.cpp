@@ -97,6 +97,12 @@ private:
   void append(FlatItem I);
   void branch(unsigned Target, const Node *Origin);
   void condBranch(GenOperand Cond, unsigned T, unsigned E, const Node *Origin);
+  /// A temporary naming the value of \p Value, read here (no instruction).
+  unsigned bind(GenOperand Value, const Node *Origin, StringRef Hint);
+  /// A temporary holding `Op Type L, R` (a compare or arithmetic).
+  unsigned compute(FlatItem::Kind K, const char *Op, const Node *Type,
+                   GenOperand L, GenOperand R, const Node *Origin,
+                   StringRef Hint);
 
   Error items(const Node *Body);
   Error item(const Node *N);
@@ -160,6 +166,29 @@ void Flattener::condBranch(GenOperand Cond, unsigned T, unsigned E,
   F.Blocks[Cur].Succs.push_back(T);
   F.Blocks[Cur].Succs.push_back(E);
   Cur = NoBlock;
+}
+
+unsigned Flattener::bind(GenOperand Value, const Node *Origin, StringRef Hint) {
+  FlatItem I{FlatItem::Bind};
+  I.N = Origin;
+  I.Temp = newTemp(Hint);
+  I.Lhs = Value;
+  append(I);
+  return I.Temp;
+}
+
+unsigned Flattener::compute(FlatItem::Kind K, const char *Op, const Node *Type,
+                            GenOperand L, GenOperand R, const Node *Origin,
+                            StringRef Hint) {
+  FlatItem I{K};
+  I.N = Origin;
+  I.Type = Type;
+  I.Op = Op;
+  I.Lhs = L;
+  I.Rhs = R;
+  I.Temp = newTemp(Hint);
+  append(I);
+  return I.Temp;
 }
 
 Expected<FlatFunction> Flattener::run(const Node *Body) {
@@ -287,45 +316,18 @@ Error Flattener::forLoop(const Node *N) {
       return error(Step, "the step of a for loop must not be zero");
   }
 
-  auto SourceOp = [](const Node *V) {
-    GenOperand O;
-    O.K = GenOperand::Source;
-    O.Src = V;
-    return O;
-  };
-  auto TempOp = [](unsigned T) {
-    GenOperand O;
-    O.K = GenOperand::TempValue;
-    O.Temp = T;
-    return O;
-  };
-  GenOperand VarOp;
-  VarOp.K = GenOperand::Var;
-  VarOp.Src = Var;
+  GenOperand Counter = GenOperand::var(Var);
 
   // Pre-header: the counter, the bound and the step, each read once.
   FlatItem Init{FlatItem::SetVar};
   Init.N = N;
   Init.Var = Var;
   Init.Type = Type;
-  Init.Lhs = SourceOp(From);
+  Init.Lhs = GenOperand::source(From);
   append(Init);
-  unsigned Bound = newTemp("for.bound"), StepT = newTemp("for.step");
-  FlatItem BindBound{FlatItem::Bind};
-  BindBound.N = To;
-  BindBound.Temp = Bound;
-  BindBound.Lhs = SourceOp(To);
-  append(BindBound);
-  FlatItem BindStep{FlatItem::Bind};
-  BindStep.N = Step ? Step : N;
-  BindStep.Temp = StepT;
-  if (Step) {
-    BindStep.Lhs = SourceOp(Step);
-  } else {
-    BindStep.Lhs.K = GenOperand::Const;
-    BindStep.Lhs.Text = "1";
-  }
-  append(BindStep);
+  unsigned Bound = bind(GenOperand::source(To), To, "for.bound");
+  unsigned StepT = bind(Step ? GenOperand::source(Step) : GenOperand::constant("1"),
+                        Step ? Step : N, "for.step");
 
   // With a step of one the counter cannot pass the bound, so the condition
   // alone ends the loop; other steps also leave from a latch that checks the
@@ -337,15 +339,9 @@ Error Flattener::forLoop(const Node *N) {
   branch(CondB, N);
 
   place(CondB);
-  FlatItem Cmp{FlatItem::Compare};
-  Cmp.N = N;
-  Cmp.Type = Type;
-  Cmp.Op = Downto ? "sgt" : "slt";
-  Cmp.Lhs = VarOp;
-  Cmp.Rhs = TempOp(Bound);
-  Cmp.Temp = newTemp("for.more");
-  append(Cmp);
-  condBranch(TempOp(Cmp.Temp), BodyB, End, N);
+  unsigned More = compute(FlatItem::Compare, Downto ? "sgt" : "slt", Type,
+                          Counter, GenOperand::temp(Bound), N, "for.more");
+  condBranch(GenOperand::temp(More), BodyB, End, N);
 
   place(BodyB);
   unsigned Continue = UnitStep ? Inc : Latch;
@@ -358,23 +354,12 @@ Error Flattener::forLoop(const Node *N) {
 
   if (!UnitStep) {
     place(Latch);
-    FlatItem Rem{FlatItem::Arith};
-    Rem.N = N;
-    Rem.Type = Type;
-    Rem.Op = "sub";
-    Rem.Lhs = Downto ? VarOp : TempOp(Bound);
-    Rem.Rhs = Downto ? TempOp(Bound) : VarOp;
-    Rem.Temp = newTemp("for.left");
-    append(Rem);
-    FlatItem Last{FlatItem::Compare};
-    Last.N = N;
-    Last.Type = Type;
-    Last.Op = "ule";
-    Last.Lhs = TempOp(Rem.Temp);
-    Last.Rhs = TempOp(StepT);
-    Last.Temp = newTemp("for.last");
-    append(Last);
-    condBranch(TempOp(Last.Temp), End, Inc, N);
+    GenOperand B = GenOperand::temp(Bound);
+    unsigned Left = compute(FlatItem::Arith, "sub", Type, Downto ? Counter : B,
+                            Downto ? B : Counter, N, "for.left");
+    unsigned Last = compute(FlatItem::Compare, "ule", Type, GenOperand::temp(Left),
+                            GenOperand::temp(StepT), N, "for.last");
+    condBranch(GenOperand::temp(Last), End, Inc, N);
   }
 
   place(Inc);
@@ -383,8 +368,8 @@ Error Flattener::forLoop(const Node *N) {
   Next.Type = Type;
   Next.Op = Downto ? "sub" : "add";
   Next.Var = Var;
-  Next.Lhs = VarOp;
-  Next.Rhs = TempOp(StepT);
+  Next.Lhs = Counter;
+  Next.Rhs = GenOperand::temp(StepT);
   append(Next);
   branch(CondB, N);
 
@@ -398,10 +383,7 @@ Error Flattener::whileLoop(const Node *N) {
   unsigned End = newBlock("while.end", N);
   branch(CondB, N);
   place(CondB);
-  GenOperand C;
-  C.K = GenOperand::Source;
-  C.Src = Cond;
-  condBranch(C, BodyB, End, Cond);
+  condBranch(GenOperand::source(Cond), BodyB, End, Cond);
   place(BodyB);
   Loops.push_back({CondB, End});
   if (Error E = items(Body))
@@ -420,10 +402,7 @@ Error Flattener::ifElse(const Node *N) {
   unsigned ThenB = newBlock("if.then", Then);
   unsigned ElseB = Else ? newBlock("if.else", Else) : 0;
   unsigned End = newBlock("if.end", N);
-  GenOperand CondOp;
-  CondOp.K = GenOperand::Source;
-  CondOp.Src = Cond;
-  condBranch(CondOp, ThenB, Else ? ElseB : End, Cond);
+  condBranch(GenOperand::source(Cond), ThenB, Else ? ElseB : End, Cond);
   place(ThenB);
   if (Error E = items(Then))
     return E;

@@ -48,6 +48,11 @@ struct GenOperand {
   const Node *Src = nullptr; ///< Source: the value node; Var: its def node.
   unsigned Temp = 0;         ///< Temp: the temporary's number.
   const char *Text = "";     ///< Const: the constant, e.g. "1".
+
+  static GenOperand source(const Node *V) { return {Source, V, 0, ""}; }
+  static GenOperand temp(unsigned T) { return {TempValue, nullptr, T, ""}; }
+  static GenOperand var(const Node *Def) { return {Var, Def, 0, ""}; }
+  static GenOperand constant(const char *C) { return {Const, nullptr, 0, C}; }
 };
 
 /// An instruction of a flattened block.
