@@ -156,6 +156,18 @@ TEST_CASE("invalid_utf8_is_an_error_outside_strings_only") {
   checkHandled(run(std::string("@s = global i8 0\n\0\0\0", 20)), "NUL bytes");
 }
 
+TEST_CASE("nul_in_an_asm_constraint_is_refused_before_llvm_reads_it") {
+  // LLVM parses inline asm constraints as C strings and reads past a NUL.
+  std::string Src = "define void @f(i32 %x) {\n  call void asm \"\", \"r";
+  Src += std::string(2, '\0');
+  Src += "s\"(i32 %x)\n  ret void\n}\n";
+  Outcome O = run(Src);
+  REQUIRE_FALSE(O.ok());
+  CHECK(O.Line == 2);
+  CHECK(O.Column == 20); // The string that holds the NUL.
+  CHECK(O.Message.find("NUL byte in a string") == 0);
+}
+
 TEST_CASE("hundred_megabyte_file_gets_a_located_error_at_its_end") {
   std::string Fn = "define i32 @fN(i32 %a) {\n  %b = add i32 %a, 1\n  ret i32 %b\n}\n";
   std::string Big;
