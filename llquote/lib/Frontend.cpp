@@ -2,6 +2,8 @@
 //
 // The whole pipeline, top to bottom:
 //   parseSyntax   text -> concrete syntax tree        (Parse.cpp)
+//   spliceAntiquotes  bindings into the text, which is parsed again
+//                     (Splice.cpp; only with antiquotes and bindings)
 //   lowerSyntax   tree -> LLVM assembly + source map  (Lower.cpp)
 //   assembleModule  assembly -> llvm::Module          (Assemble.cpp)
 //   promoteSlots    reference mode only: mem2reg      (Promote.cpp)
@@ -14,6 +16,7 @@
 #include "Lower.h"
 #include "Parse.h"
 #include "Promote.h"
+#include "Splice.h"
 #include "Verify.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -59,12 +62,56 @@ static Error firstErrorInSourceOrder(Error SyntaxError, const SyntaxTree &Tree,
   return SyntaxError;
 }
 
+/// Moves every diagnostic of \p E that points into buffer \p From to buffer
+/// \p To through \p Map.
+static Error remapDiagnostics(Error E, const SourceMap &Map, const SourceMgr &SM,
+                              unsigned From, unsigned To) {
+  const MemoryBuffer *FromBuf = SM.getMemoryBuffer(From);
+  auto Move = [&](const SMDiagnostic &D) {
+    const char *P = D.getLoc().getPointer();
+    if (!P || P < FromBuf->getBufferStart() || P > FromBuf->getBufferEnd())
+      return D;
+    uint32_t Src = Map.toSource(static_cast<uint32_t>(P - FromBuf->getBufferStart()));
+    return SM.GetMessage(locAt(SM, To, Src), D.getKind(), D.getMessage());
+  };
+  return handleErrors(std::move(E),
+                      [&](std::unique_ptr<DiagnosticError> D) -> Error {
+                        auto Out = std::make_unique<DiagnosticError>(
+                            Move(D->diagnostics().front()));
+                        for (size_t I = 1; I < D->diagnostics().size(); ++I)
+                          Out->addNote(Move(D->diagnostics()[I]));
+                        return Error(std::move(Out));
+                      });
+}
+
+/// Replaces the antiquotes by their bindings and reads the result; its
+/// diagnostics are moved back to the template.
+static Expected<std::unique_ptr<Module>>
+parseSpliced(const SyntaxTree &Tree, SourceMgr &SM, unsigned BufferID,
+             LLVMContext &Ctx, const FrontendOptions &Opts) {
+  Expected<LoweredText> Spliced = spliceAntiquotes(
+      Tree.Source, collectAntiquotes(Tree), *Opts.Bound, SM, BufferID);
+  if (!Spliced)
+    return Spliced.takeError();
+  StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
+  unsigned SplicedID = SM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(Spliced->text(), Name), SMLoc());
+  FrontendOptions Inner = Opts;
+  Inner.Bound = nullptr; // Bound text is not searched for antiquotes again.
+  Expected<std::unique_ptr<Module>> M = parseModule(SM, SplicedID, Ctx, Inner);
+  if (M)
+    return M;
+  return remapDiagnostics(M.takeError(), Spliced->Map, SM, SplicedID, BufferID);
+}
+
 Expected<std::unique_ptr<Module>>
 llq::parseModule(SourceMgr &SM, unsigned BufferID, LLVMContext &Ctx,
                  const FrontendOptions &Opts) {
   SyntaxTree Tree(SM.getMemoryBuffer(BufferID)->getBuffer());
   if (Error E = parseSyntax(Tree, SM, BufferID))
     return firstErrorInSourceOrder(std::move(E), Tree, SM, BufferID);
+  if (Tree.NumAntiquotes && Opts.Bound)
+    return parseSpliced(Tree, SM, BufferID, Ctx, Opts);
   LowerOptions LowerOpts;
   LowerOpts.AllowUndef = Opts.AllowUndef;
   LowerOpts.Mem2Reg = Opts.SSA == SSAMode::Mem2Reg;

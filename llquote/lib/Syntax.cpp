@@ -14,7 +14,7 @@ using namespace llq;
 llvm::StringRef llq::antiquoteKindName(AntiquoteKind K) {
   static const char *const Names[] = {
       "dl",  "tt",  "def", "defs",  "bb",  "bbs",   "instr",  "instrs", "type",
-      "opr", "const", "id", "gid", "param", "params", "label", "args"};
+      "opr", "const", "id", "gid", "param", "params", "label", "args", "label"};
   return Names[static_cast<unsigned>(K)];
 }
 

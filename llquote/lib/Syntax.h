@@ -85,6 +85,7 @@ enum ForFlags : uint16_t { ForDownto = 1, ForHasStep = 2 };
 enum class AntiquoteKind : uint8_t {
   DataLayout, Triple, Def, Defs, BB, BBs, Instr, Instrs, Type, Opr, Const,
   Id, GId, Param, Params, Label, Args,
+  LabelDef, ///< A `$label:` that stands where a block's label is defined.
 };
 
 /// Instruction opcodes, as the Inst node's Sub field.

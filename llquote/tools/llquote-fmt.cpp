@@ -63,6 +63,12 @@ cl::opt<llq::SSAMode> SSA(
                           "reference: stack slots, then LLVM's mem2reg")),
     cl::init(llq::SSAMode::Braun), cl::cat(FmtCategory));
 
+cl::list<std::string> Defines(
+    "D", cl::Prefix,
+    cl::desc("Bind antiquote NAME to TEXT, read according to the antiquote's "
+             "kind; NAME=@FILE reads TEXT from FILE"),
+    cl::value_desc("NAME=TEXT"), cl::cat(FmtCategory));
+
 const char *ToolName = "llquote-fmt";
 
 int fail(const Twine &Message) {
@@ -153,12 +159,30 @@ int main(int argc, char **argv) {
   if (std::error_code EC = Input.getError())
     return fail("cannot read '" + InputFilename + "': " + EC.message());
 
+  llq::Bindings Bound;
+  for (StringRef D : Defines) {
+    auto [Name, Text] = D.split('=');
+    if (Name.empty() || Name.size() == D.size())
+      return fail("-D" + D + ": expected NAME=TEXT or NAME=@FILE");
+    std::string Value = Text.str();
+    if (Text.consume_front("@")) {
+      auto File = MemoryBuffer::getFile(Text, /*IsText=*/true);
+      if (!File)
+        return fail("-D" + Name + ": cannot read '" + Text + "': " +
+                    File.getError().message());
+      Value = (*File)->getBuffer().str();
+    }
+    Bound.insert_or_assign(Name, llq::Binding::source(std::move(Value)));
+  }
+
   LLVMContext Ctx;
   SourceMgr SM;
   unsigned ID = SM.AddNewSourceBuffer(std::move(*Input), SMLoc());
   llq::FrontendOptions Opts;
   Opts.AllowUndef = AllowUndef;
   Opts.SSA = SSA;
+  if (!Defines.empty())
+    Opts.Bound = &Bound;
   Expected<std::unique_ptr<Module>> M = llq::parseModule(SM, ID, Ctx, Opts);
   if (!M)
     return reportError(M.takeError());

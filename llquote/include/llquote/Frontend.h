@@ -12,6 +12,7 @@
 #ifndef LLQUOTE_FRONTEND_H
 #define LLQUOTE_FRONTEND_H
 
+#include "llquote/Binding.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -32,6 +33,9 @@ struct FrontendOptions {
   /// poison instead of an error.
   bool AllowUndef = false;
   SSAMode SSA = SSAMode::Braun;
+  /// Values for the text's antiquotes; without them an antiquote is an
+  /// "unbound antiquote" error.
+  const Bindings *Bound = nullptr;
 };
 
 /// Parses the dialect text in buffer \p BufferID of \p SM into a module.

@@ -1,0 +1,118 @@
+//===- Binding.h - C++ values for antiquotes --------------------*- C++ -*-===//
+//
+// A Binding is the C++ value that fills a `$kind:name` antiquote: a type, a
+// constant, a number, a name, a data layout, a triple, a fragment of dialect
+// text, or a list of these for the plural kinds ($defs, $bbs, $instrs,
+// $params, $args). Bindings convert implicitly from those C++ types, so a
+// binding map reads naturally:
+//
+//   llq::Bindings B{{"elt", Builder.getFloatTy()}, {"n", 1024}, {"f", "kernel"}};
+//
+// Each antiquote kind accepts some of these; a binding of another kind is
+// reported at the antiquote, saying what was expected and what was given.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLQUOTE_BINDING_H
+#define LLQUOTE_BINDING_H
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/APInt.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/Constant.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/Type.h"
+#include "llvm/TargetParser/Triple.h"
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace llq {
+
+/// A piece of dialect text to splice: instructions, blocks or definitions.
+/// It may use control structures and reassign variables: SSA form is built
+/// after splicing. Its names are the template's names: a fragment that must
+/// not capture the template's variables uses names of its own (see
+/// docs/Antiquotes.md).
+struct Fragment {
+  std::string Text;
+  std::string Origin; ///< Where it was written, for notes ("file.cpp:12").
+  explicit Fragment(std::string Text, std::string Origin = "")
+      : Text(std::move(Text)), Origin(std::move(Origin)) {}
+};
+
+class Binding {
+public:
+  enum class Kind { Type, Constant, Integer, Float, Bool, Name, DataLayout,
+                    Triple, Fragment, List, Source };
+
+  Binding(llvm::Type *T) : K(Kind::Type), Ty(T) {}
+  Binding(llvm::Constant *C) : K(Kind::Constant), C(C) {}
+  Binding(bool B) : K(Kind::Bool), Int(64, B) {}
+  Binding(int V) : K(Kind::Integer), Int(64, V, /*isSigned=*/true), Signed(true) {}
+  Binding(long V) : K(Kind::Integer), Int(64, V, /*isSigned=*/true), Signed(true) {}
+  Binding(long long V)
+      : K(Kind::Integer), Int(64, V, /*isSigned=*/true), Signed(true) {}
+  Binding(unsigned V) : K(Kind::Integer), Int(64, V) {}
+  Binding(unsigned long V) : K(Kind::Integer), Int(64, V) {}
+  Binding(unsigned long long V) : K(Kind::Integer), Int(64, V) {}
+  Binding(const llvm::APInt &V) : K(Kind::Integer), Int(V) {}
+  Binding(double V) : K(Kind::Float), FP(V) {}
+  Binding(float V) : K(Kind::Float), FP(V) {}
+  Binding(const llvm::APFloat &V) : K(Kind::Float), FP(V) {}
+  Binding(const char *S) : K(Kind::Name), Text(S) {}
+  Binding(std::string S) : K(Kind::Name), Text(std::move(S)) {}
+  Binding(llvm::StringRef S) : K(Kind::Name), Text(S.str()) {}
+  Binding(const llvm::DataLayout &DL)
+      : K(Kind::DataLayout), Text(DL.getStringRepresentation()) {}
+  Binding(const llvm::Triple &T) : K(Kind::Triple), Text(T.str()) {}
+  Binding(Fragment F) : K(Kind::Fragment), Text(std::move(F.Text)),
+                        Origin(std::move(F.Origin)) {}
+  Binding(std::vector<Binding> L) : K(Kind::List), List(std::move(L)) {}
+  template <typename T>
+  Binding(const std::vector<T> &L) : K(Kind::List) {
+    for (const T &E : L)
+      List.emplace_back(E);
+  }
+
+  /// Dialect text for any kind of antiquote, as `llquote-fmt -D` gives it:
+  /// a name for $id/$gid/$label (a leading sigil is optional), the string of
+  /// a $dl/$tt, and for every other kind text spliced as it is.
+  static Binding source(std::string Text) {
+    Binding B{Fragment(std::move(Text))};
+    B.K = Kind::Source;
+    return B;
+  }
+
+  Kind kind() const { return K; }
+  /// What the binding holds, in words, for diagnostics ("an integer").
+  const char *describe() const;
+
+  llvm::Type *type() const { return Ty; }
+  llvm::Constant *constant() const { return C; }
+  const llvm::APInt &integer() const { return Int; }
+  bool isSigned() const { return Signed; }
+  const llvm::APFloat &floating() const { return FP; }
+  const std::string &text() const { return Text; }
+  const std::string &origin() const { return Origin; }
+  const std::vector<Binding> &list() const { return List; }
+
+private:
+  Kind K;
+  llvm::Type *Ty = nullptr;
+  llvm::Constant *C = nullptr;
+  llvm::APInt Int;
+  bool Signed = false;
+  llvm::APFloat FP{0.0};
+  std::string Text, Origin;
+  std::vector<Binding> List;
+};
+
+/// Antiquote names to their values.
+using Bindings = llvm::StringMap<Binding>;
+
+} // namespace llq
+
+#endif // LLQUOTE_BINDING_H

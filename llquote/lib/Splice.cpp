@@ -1,0 +1,316 @@
+//===- Splice.cpp - Antiquotes replaced by their bindings -----------------===//
+//
+// Each antiquote kind renders the bindings it accepts as LLVM assembly text:
+// types as LLVM prints them, numbers exactly (floating point in hexadecimal,
+// so nothing is rounded), names quoted when they need it, fragments as they
+// are. The text then goes through the normal front end, so a value that does
+// not fit its position (a double where a float is wanted, an i64 constant
+// where a ptr is) is reported by LLVM, at the antiquote.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Splice.h"
+#include "Parse.h"
+#include "llquote/Diagnostics.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llq;
+using namespace llvm;
+
+const char *Binding::describe() const {
+  switch (K) {
+  case Kind::Type: return "a type";
+  case Kind::Constant: return "a constant";
+  case Kind::Integer: return "an integer";
+  case Kind::Float: return "a floating-point number";
+  case Kind::Bool: return "a bool";
+  case Kind::Name: return "a string";
+  case Kind::DataLayout: return "a data layout";
+  case Kind::Triple: return "a target triple";
+  case Kind::Fragment: return "a fragment";
+  case Kind::List: return "a list";
+  case Kind::Source: return "dialect text";
+  }
+  llvm_unreachable("unknown binding kind");
+}
+
+std::vector<AntiquoteSite> llq::collectAntiquotes(const SyntaxTree &Tree) {
+  std::vector<AntiquoteSite> Sites;
+  SmallVector<const Node *, 64> Stack{Tree.Root};
+  while (!Stack.empty()) {
+    const Node *N = Stack.pop_back_val();
+    if (N->is(NodeKind::Antiquote)) {
+      StringRef Name = Tree.text(N).split(':').second;
+      if (Name.consume_front("("))
+        Name = Name.drop_back().trim();
+      Sites.push_back({N->Range, static_cast<AntiquoteKind>(N->Sub), Name.str()});
+      continue;
+    }
+    size_t Mark = Stack.size();
+    for (const Node *C = N->First; C; C = C->Next)
+      Stack.push_back(C);
+    std::reverse(Stack.begin() + Mark, Stack.end());
+  }
+  return Sites;
+}
+
+namespace {
+/// `name` as LLVM writes a name after its sigil: bare, or quoted and escaped.
+std::string llvmName(StringRef Name) {
+  bool Plain = !Name.empty() && !isDigit(Name[0]);
+  for (char C : Name)
+    Plain &= isAlnum(C) || C == '-' || C == '$' || C == '.' || C == '_';
+  if (Plain)
+    return Name.str();
+  std::string S = "\"";
+  for (unsigned char C : Name) {
+    if (C == '"' || C == '\\' || !isPrint(C)) {
+      S += '\\';
+      S += hexdigit(C >> 4, /*LowerCase=*/false);
+      S += hexdigit(C & 15, /*LowerCase=*/false);
+    } else {
+      S += static_cast<char>(C);
+    }
+  }
+  return S + "\"";
+}
+
+std::string quoted(StringRef Text) {
+  std::string S = llvmName(Text);
+  return S.front() == '"' ? S : "\"" + S + "\"";
+}
+
+/// A floating-point number in LLVM's exact hexadecimal form.
+std::optional<std::string> floatText(APFloat V) {
+  const fltSemantics &Sem = V.getSemantics();
+  SmallString<40> S;
+  auto Hex = [&](const char *Prefix, const APInt &Bits) {
+    S = Prefix;
+    SmallString<40> Digits;
+    Bits.toStringUnsigned(Digits, 16);
+    S.append(Bits.getBitWidth() / 4 - Digits.size(), '0');
+    S += Digits;
+    return std::string(S);
+  };
+  if (&Sem == &APFloat::IEEEhalf())
+    return Hex("0xH", V.bitcastToAPInt());
+  if (&Sem == &APFloat::BFloat())
+    return Hex("0xR", V.bitcastToAPInt());
+  if (&Sem == &APFloat::IEEEsingle() || &Sem == &APFloat::IEEEdouble()) {
+    bool Lost;
+    V.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &Lost);
+    return Hex("0x", V.bitcastToAPInt());
+  }
+  return std::nullopt;
+}
+
+class Splicer {
+public:
+  Splicer(const SourceMgr &SM, unsigned BufferID) : SM(SM), BufferID(BufferID) {}
+  Expected<std::string> render(const AntiquoteSite &Site, const Binding &B);
+
+private:
+  Error wrongKind(const AntiquoteSite &Site, const Binding &B,
+                  const char *Wanted) {
+    return makeError(SM, locAt(SM, BufferID, Site.Range.Begin),
+                     "antiquote '$" + antiquoteKindName(Site.Kind) + ":" +
+                         Site.Name + "' takes " + Wanted + ", but '" +
+                         Site.Name + "' is bound to " + B.describe());
+  }
+  Expected<std::string> value(const AntiquoteSite &Site, const Binding &B,
+                              bool AllowNames);
+  Expected<std::string> text(const AntiquoteSite &Site, const Binding &B,
+                             StringRef Separator, const char *Wanted);
+  Expected<std::string> args(const AntiquoteSite &Site, const Binding &B);
+
+  const SourceMgr &SM;
+  unsigned BufferID;
+};
+} // namespace
+
+Expected<std::string> Splicer::value(const AntiquoteSite &Site,
+                                     const Binding &B, bool AllowNames) {
+  const char *Wanted = AllowNames
+                             ? "a constant, a number, a bool or a local name"
+                             : "a constant, a number or a bool";
+  switch (B.kind()) {
+  case Binding::Kind::Constant: {
+    std::string S;
+    raw_string_ostream OS(S);
+    B.constant()->printAsOperand(OS, /*PrintType=*/false);
+    return S;
+  }
+  case Binding::Kind::Integer:
+    return toString(B.integer(), 10, B.isSigned());
+  case Binding::Kind::Bool:
+    return std::string(B.integer().isZero() ? "false" : "true");
+  case Binding::Kind::Float:
+    if (auto S = floatText(B.floating()))
+      return *S;
+    return makeError(SM, locAt(SM, BufferID, Site.Range.Begin),
+                     "only half, bfloat, float and double numbers can be "
+                     "spliced; bind an llvm::Constant for other formats");
+  case Binding::Kind::Name:
+    if (AllowNames)
+      return "%" + llvmName(B.text());
+    [[fallthrough]];
+  default:
+    return wrongKind(Site, B, Wanted);
+  }
+}
+
+/// Text-like bindings (fragments, strings), and lists of them joined.
+Expected<std::string> Splicer::text(const AntiquoteSite &Site, const Binding &B,
+                                    StringRef Separator, const char *Wanted) {
+  if (B.kind() == Binding::Kind::Fragment || B.kind() == Binding::Kind::Name)
+    return B.text();
+  if (B.kind() != Binding::Kind::List || Separator.empty())
+    return wrongKind(Site, B, Wanted);
+  std::string S;
+  for (const Binding &E : B.list()) {
+    Expected<std::string> T = text(Site, E, "", Wanted);
+    if (!T)
+      return T.takeError();
+    S += (S.empty() ? "" : Separator.str()) + *T;
+  }
+  return S;
+}
+
+/// Call arguments: typed constants, or text such as "i32 %x".
+Expected<std::string> Splicer::args(const AntiquoteSite &Site, const Binding &B) {
+  const char *Wanted = "typed constants or argument text, or a list of them";
+  if (B.kind() == Binding::Kind::Constant) {
+    std::string S;
+    raw_string_ostream OS(S);
+    B.constant()->printAsOperand(OS, /*PrintType=*/true);
+    return S;
+  }
+  if (B.kind() == Binding::Kind::Name || B.kind() == Binding::Kind::Fragment)
+    return B.text();
+  if (B.kind() != Binding::Kind::List)
+    return wrongKind(Site, B, Wanted);
+  std::string S;
+  for (const Binding &E : B.list()) {
+    if (E.kind() == Binding::Kind::List)
+      return wrongKind(Site, E, Wanted);
+    Expected<std::string> T = args(Site, E);
+    if (!T)
+      return T.takeError();
+    S += (S.empty() ? "" : ", ") + *T;
+  }
+  return S;
+}
+
+/// Text from the command line: names get their sigil, strings their quotes,
+/// and everything else is spliced as written.
+static std::string renderSource(AntiquoteKind Kind, StringRef Text) {
+  switch (Kind) {
+  case AntiquoteKind::Id:
+  case AntiquoteKind::Label:
+    Text.consume_front("%");
+    return "%" + llvmName(Text);
+  case AntiquoteKind::LabelDef:
+    Text.consume_front("%");
+    return llvmName(Text) + ":";
+  case AntiquoteKind::GId:
+    Text.consume_front("@");
+    return "@" + llvmName(Text);
+  case AntiquoteKind::DataLayout:
+  case AntiquoteKind::Triple:
+    return quoted(Text);
+  default:
+    return Text.str();
+  }
+}
+
+Expected<std::string> Splicer::render(const AntiquoteSite &Site,
+                                      const Binding &B) {
+  if (B.kind() == Binding::Kind::Source)
+    return renderSource(Site.Kind, B.text());
+  switch (Site.Kind) {
+  case AntiquoteKind::DataLayout:
+    if (B.kind() == Binding::Kind::DataLayout || B.kind() == Binding::Kind::Name)
+      return quoted(B.text());
+    return wrongKind(Site, B, "an llvm::DataLayout or its string");
+  case AntiquoteKind::Triple:
+    if (B.kind() == Binding::Kind::Triple || B.kind() == Binding::Kind::Name)
+      return quoted(B.text());
+    return wrongKind(Site, B, "an llvm::Triple or its string");
+  case AntiquoteKind::Type:
+    if (B.kind() == Binding::Kind::Type) {
+      std::string S;
+      raw_string_ostream OS(S);
+      B.type()->print(OS);
+      return S;
+    }
+    return wrongKind(Site, B, "an llvm::Type*");
+  case AntiquoteKind::Const:
+    return value(Site, B, /*AllowNames=*/false);
+  case AntiquoteKind::Opr:
+    return value(Site, B, /*AllowNames=*/true);
+  case AntiquoteKind::Id:
+  case AntiquoteKind::Label:
+    if (B.kind() == Binding::Kind::Name)
+      return "%" + llvmName(B.text());
+    return wrongKind(Site, B, "a name (a string)");
+  case AntiquoteKind::LabelDef:
+    if (B.kind() == Binding::Kind::Name)
+      return llvmName(B.text()) + ":";
+    return wrongKind(Site, B, "a name (a string)");
+  case AntiquoteKind::GId:
+    if (B.kind() == Binding::Kind::Name)
+      return "@" + llvmName(B.text());
+    return wrongKind(Site, B, "a name (a string)");
+  case AntiquoteKind::Def:
+  case AntiquoteKind::BB:
+  case AntiquoteKind::Instr:
+    return text(Site, B, "", "a fragment or its text");
+  case AntiquoteKind::Defs:
+  case AntiquoteKind::BBs:
+  case AntiquoteKind::Instrs:
+    return text(Site, B, "\n", "fragments or their text, or a list of them");
+  case AntiquoteKind::Param:
+    return text(Site, B, "", "a parameter's text, e.g. \"i32 %x\"");
+  case AntiquoteKind::Params:
+    return text(Site, B, ", ", "parameters' text, or a list of them");
+  case AntiquoteKind::Args:
+    return args(Site, B);
+  }
+  llvm_unreachable("unknown antiquote kind");
+}
+
+Expected<LoweredText>
+llq::spliceAntiquotes(StringRef Source, const std::vector<AntiquoteSite> &Sites,
+                      const Bindings &Bound, const SourceMgr &SM,
+                      unsigned BufferID) {
+  Splicer S(SM, BufferID);
+  LoweredTextBuilder Out(Source);
+  uint32_t Pos = 0;
+  for (const AntiquoteSite &Site : Sites) {
+    auto It = Bound.find(Site.Name);
+    if (It == Bound.end())
+      return makeError(SM, locAt(SM, BufferID, Site.Range.Begin),
+                       "unbound antiquote '$" + antiquoteKindName(Site.Kind) +
+                           ":" + Site.Name + "': nothing is bound to '" +
+                           Site.Name + "'");
+    Expected<std::string> Text = S.render(Site, It->second);
+    if (!Text)
+      return Text.takeError();
+    Out.copy(Pos, Site.Range.Begin);
+    // Fragments stand on lines of their own, so a block or definition in one
+    // never runs into the template's next token.
+    bool Multiline = Site.Kind == AntiquoteKind::Def ||
+                     Site.Kind == AntiquoteKind::Defs ||
+                     Site.Kind == AntiquoteKind::BB ||
+                     Site.Kind == AntiquoteKind::BBs ||
+                     Site.Kind == AntiquoteKind::Instr ||
+                     Site.Kind == AntiquoteKind::Instrs;
+    Out.emit(Multiline ? "\n" + *Text + "\n" : *Text, Site.Range.Begin);
+    Pos = Site.Range.End;
+  }
+  Out.copy(Pos, static_cast<uint32_t>(Source.size()));
+  return Out.take();
+}

@@ -1,0 +1,42 @@
+//===- Splice.h - Antiquotes replaced by their bindings ---------*- C++ -*-===//
+//
+// collectAntiquotes: requires a parsed template; produces its antiquotes in
+// source order, each with its kind, its name and its range.
+// spliceAntiquotes: requires those and a binding for each; produces the
+// template's text with every antiquote replaced by the text of its binding,
+// and a source map that sends each replacement back to its antiquote. The
+// result is dialect text, parsed and lowered like any other, so a spliced
+// fragment may use control structures and reassign variables.
+//
+// Errors, at the antiquote: no binding of that name; a binding of a kind the
+// antiquote does not take (with what was expected and what was given).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLQUOTE_LIB_SPLICE_H
+#define LLQUOTE_LIB_SPLICE_H
+
+#include "Lower.h"
+#include "Syntax.h"
+#include "llquote/Binding.h"
+#include <string>
+#include <vector>
+
+namespace llq {
+
+struct AntiquoteSite {
+  SrcRange Range;
+  AntiquoteKind Kind;
+  std::string Name;
+};
+
+std::vector<AntiquoteSite> collectAntiquotes(const SyntaxTree &Tree);
+
+llvm::Expected<LoweredText>
+spliceAntiquotes(llvm::StringRef Source, const std::vector<AntiquoteSite> &Sites,
+                 const Bindings &Bound, const llvm::SourceMgr &SM,
+                 unsigned BufferID);
+
+} // namespace llq
+
+#endif // LLQUOTE_LIB_SPLICE_H
