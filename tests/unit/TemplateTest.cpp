@@ -175,7 +175,7 @@ define i32 @answer() {
   REQUIRE(static_cast<bool>(M));
   std::string E = firstError(T.instantiate(Ctx, {}));
   // The text starts with a newline, so its lines are the C++ lines after the
-X
+  // macro's: `ret` is two lines below LLQ_SKELETON, eight above the CHECK.
   INFO(E);
   CHECK(E.find(std::string(__FILE__) + ":" + std::to_string(__LINE__ - 8) +
                ":11: error: unbound antiquote '$const:v'") == 0);
