@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/Template.h"
+#include "FindTemplates.h"
 #include "Parse.h"
 #include "Splice.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -95,4 +96,30 @@ Template::instantiate(LLVMContext &Ctx, const Bindings &Bound,
   if (M)
     return M;
   return P->toCpp(M.takeError());
+}
+
+Error llq::checkTemplatesInCpp(StringRef CppSource, StringRef FileName) {
+  Expected<std::vector<TemplateSite>> Sites = findTemplates(CppSource);
+  if (!Sites) {
+    // The C++ around a template is malformed: say where, in the C++ file.
+    SourceMgr SM;
+    unsigned ID = SM.AddNewSourceBuffer(
+        MemoryBuffer::getMemBufferCopy(CppSource, FileName), SMLoc());
+    Error Out = Error::success();
+    handleAllErrors(Sites.takeError(), [&](const TemplateSiteError &E) {
+      StringRef Msg = E.getMessage();
+      Msg = Msg.split(": ").second; // Drop the line:col the message starts with.
+      Out = make_error<DiagnosticError>(
+          SM.GetMessage(locAt(SM, ID, static_cast<uint32_t>(E.getOffset())),
+                        SourceMgr::DK_Error, Msg));
+    });
+    return Out;
+  }
+  Error All = Error::success();
+  for (const TemplateSite &Site : *Sites) {
+    Template T(Site.Text, FileName, Site.Line, Site.Column);
+    if (Error E = T.check())
+      All = joinErrors(std::move(All), std::move(E));
+  }
+  return All;
 }

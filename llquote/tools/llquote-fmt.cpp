@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/Frontend.h"
+#include "llquote/Template.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -26,9 +27,15 @@ using namespace llvm;
 namespace {
 cl::OptionCategory FmtCategory("llquote-fmt options");
 
-cl::opt<std::string> InputFilename(cl::Positional,
-                                   cl::desc("<input dialect file | ->"),
-                                   cl::init("-"), cl::cat(FmtCategory));
+cl::list<std::string> Inputs(cl::Positional,
+                             cl::desc("<input dialect file | -> (with --check: "
+                                      "<C++ files...>)"),
+                             cl::cat(FmtCategory));
+cl::opt<bool> Check("check",
+                    cl::desc("Check the LLQ_SKELETON templates of the given "
+                             "C++ sources, antiquotes unbound; print nothing "
+                             "if all are well formed"),
+                    cl::cat(FmtCategory));
 cl::opt<std::string> OutputFilename("o", cl::desc("Output file (default: stdout)"),
                                     cl::value_desc("filename"), cl::init("-"),
                                     cl::cat(FmtCategory));
@@ -120,6 +127,23 @@ Expected<std::unique_ptr<TargetMachine>> createTargetMachine(const Module &M) {
   return JTMB.createTargetMachine();
 }
 
+/// --check: every template of every C++ file; all errors are printed.
+int checkCppFiles() {
+  if (Inputs.empty())
+    return fail("--check needs the C++ files to check");
+  int Status = 0;
+  for (const std::string &File : Inputs) {
+    auto Buf = MemoryBuffer::getFile(File, /*IsText=*/true);
+    if (!Buf) {
+      Status = fail("cannot read '" + File + "': " + Buf.getError().message());
+      continue;
+    }
+    if (Error E = llq::checkTemplatesInCpp((*Buf)->getBuffer(), File))
+      Status = reportError(std::move(E));
+  }
+  return Status;
+}
+
 void optimize(Module &M, TargetMachine &TM) {
   LoopAnalysisManager LAM;
   FunctionAnalysisManager FAM;
@@ -150,6 +174,11 @@ int main(int argc, char **argv) {
       "llquote-fmt: expand llquote dialect text into LLVM IR\n\n"
       "  Reads the dialect (a superset of LLVM 19 textual IR), builds and\n"
       "  verifies the module, and prints it.\n");
+  if (Check)
+    return checkCppFiles();
+  if (Inputs.size() > 1)
+    return fail("one input file at a time (or --check with C++ files)");
+  std::string InputFilename = Inputs.empty() ? "-" : Inputs.front();
   if (OptLevel != ' ' && (OptLevel < '0' || OptLevel > '3'))
     return fail("invalid optimization level -O" + Twine(OptLevel) +
                 "; expected -O0, -O1, -O2 or -O3");

@@ -52,6 +52,13 @@ private:
   std::unique_ptr<Impl> P;
 };
 
+/// Checks every LLQ_SKELETON template of the C++ source \p CppSource (named
+/// \p FileName in diagnostics) with its antiquotes unbound: its syntax, and
+/// that each antiquote stands where its kind may. All errors are returned,
+/// joined, each at the C++ file's line and column.
+llvm::Error checkTemplatesInCpp(llvm::StringRef CppSource,
+                                llvm::StringRef FileName);
+
 } // namespace llq
 
 /// A template written inline; diagnostics point at this line of this file.
