@@ -90,7 +90,8 @@ static Expected<std::unique_ptr<Module>>
 parseSpliced(const SyntaxTree &Tree, SourceMgr &SM, unsigned BufferID,
              LLVMContext &Ctx, const FrontendOptions &Opts) {
   Expected<LoweredText> Spliced = spliceAntiquotes(
-      Tree.Source, collectAntiquotes(Tree), *Opts.Bound, SM, BufferID);
+      Tree.Source, collectAntiquotes(Tree), *Opts.Bound,
+      collectLocalNamesOf(Tree), SM, BufferID);
   if (!Spliced)
     return Spliced.takeError();
   StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
@@ -98,6 +99,7 @@ parseSpliced(const SyntaxTree &Tree, SourceMgr &SM, unsigned BufferID,
       MemoryBuffer::getMemBufferCopy(Spliced->text(), Name), SMLoc());
   FrontendOptions Inner = Opts;
   Inner.Bound = nullptr; // Bound text is not searched for antiquotes again.
+  Inner.Spliced = true;
   Expected<std::unique_ptr<Module>> M = parseModule(SM, SplicedID, Ctx, Inner);
   if (M)
     return M;
@@ -115,6 +117,7 @@ llq::parseModule(SourceMgr &SM, unsigned BufferID, LLVMContext &Ctx,
   LowerOptions LowerOpts;
   LowerOpts.AllowUndef = Opts.AllowUndef;
   LowerOpts.Mem2Reg = Opts.SSA == SSAMode::Mem2Reg;
+  LowerOpts.Spliced = Opts.Spliced;
   Expected<LoweredText> Lowered = lowerSyntax(Tree, SM, BufferID, LowerOpts);
   if (!Lowered)
     return Lowered.takeError();

@@ -100,6 +100,20 @@ static bool usesDialect(const Node *Body) {
   return false;
 }
 
+/// Whether a name is defined twice in the function, parameters included.
+static bool redefinesAName(const SyntaxTree &Tree, const Node *Define) {
+  StringSet<> Names;
+  SmallVector<const Node *, 64> Stack{Define};
+  while (!Stack.empty()) {
+    const Node *N = Stack.pop_back_val();
+    if (N->is(NodeKind::LocalDef) && !Names.insert(Tree.text(N)).second)
+      return true;
+    for (const Node *C = N->First; C; C = C->Next)
+      Stack.push_back(C);
+  }
+  return false;
+}
+
 Expected<LoweredText> llq::lowerSyntax(const SyntaxTree &Tree,
                                        const SourceMgr &SM, unsigned BufferID,
                                        const LowerOptions &Opts) {
@@ -115,7 +129,7 @@ Expected<LoweredText> llq::lowerSyntax(const SyntaxTree &Tree,
     if (!Top->is(NodeKind::Define) || !Top->Last->is(NodeKind::Body))
       continue;
     const Node *Body = Top->Last;
-    if (!usesDialect(Body))
+    if (!usesDialect(Body) && !(Opts.Spliced && redefinesAName(Tree, Top)))
       continue;
     StringSet<> Used;
     collectLocalNames(Tree, Body, Used);

@@ -71,6 +71,9 @@ struct LowerOptions {
   /// Reference mode: variables become stack slots marked `!llq.slot`, for
   /// promoteSlots() to turn into SSA with LLVM's mem2reg.
   bool Mem2Reg = false;
+  /// Text spliced from a template: a function that only reassigns a name
+  /// (say, through a fragment) uses the dialect too.
+  bool Spliced = false;
 };
 
 llvm::Expected<LoweredText> lowerSyntax(const SyntaxTree &Tree,

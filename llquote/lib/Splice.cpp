@@ -57,6 +57,68 @@ std::vector<AntiquoteSite> llq::collectAntiquotes(const SyntaxTree &Tree) {
   return Sites;
 }
 
+StringMap<uint32_t> llq::collectLocalNamesOf(const SyntaxTree &Tree) {
+  StringMap<uint32_t> Names;
+  SmallVector<const Node *, 64> Stack{Tree.Root};
+  while (!Stack.empty()) {
+    const Node *N = Stack.pop_back_val();
+    if (N->is(NodeKind::LocalDef) || N->is(NodeKind::LocalRef) ||
+        N->is(NodeKind::LabelRef) || N->is(NodeKind::Label)) {
+      StringRef Name = Tree.text(N);
+      Name.consume_front("%");
+      if (N->is(NodeKind::Label))
+        Name.consume_back(":");
+      auto [It, New] = Names.try_emplace(Name, N->Range.Begin);
+      if (!New)
+        It->second = std::min(It->second, N->Range.Begin);
+    }
+    for (const Node *C = N->First; C; C = C->Next)
+      Stack.push_back(C);
+  }
+  return Names;
+}
+
+/// The local names a fragment defines: `%name =` outside comments and
+/// strings, and block labels.
+static std::vector<std::string> definedNames(StringRef Text) {
+  std::vector<std::string> Names;
+  size_t I = 0;
+  auto NameChar = [](char C) {
+    return isAlnum(C) || C == '-' || C == '$' || C == '.' || C == '_';
+  };
+  while (I < Text.size()) {
+    char C = Text[I];
+    if (C == ';') {
+      I = Text.find('\n', I);
+      continue;
+    }
+    if (C == '"' && (I == 0 || Text[I - 1] != '%')) {
+      I = Text.find('"', I + 1);
+      I = I == StringRef::npos ? I : I + 1;
+      continue;
+    }
+    if (C != '%') {
+      ++I;
+      continue;
+    }
+    size_t Start = ++I;
+    if (I < Text.size() && Text[I] == '"') {
+      size_t End = Text.find('"', I + 1);
+      if (End == StringRef::npos)
+        break;
+      I = End + 1;
+    } else {
+      while (I < Text.size() && NameChar(Text[I]))
+        ++I;
+    }
+    StringRef Name = Text.slice(Start, I);
+    size_t After = Text.find_first_not_of(" \t", I);
+    if (!Name.empty() && After != StringRef::npos && Text[After] == '=')
+      Names.push_back(Name.str());
+  }
+  return Names;
+}
+
 namespace {
 /// `name` as LLVM writes a name after its sigil: bare, or quoted and escaped.
 std::string llvmName(StringRef Name) {
@@ -282,10 +344,40 @@ Expected<std::string> Splicer::render(const AntiquoteSite &Site,
   llvm_unreachable("unknown antiquote kind");
 }
 
+/// A fragment may define a name the template also uses only if it lists
+/// the name as an output: anything else would capture a template variable.
+static Error checkCapture(const AntiquoteSite &Site, const Binding &B,
+                          const StringMap<uint32_t> &Names, const SourceMgr &SM,
+                          unsigned BufferID) {
+  if (B.kind() == Binding::Kind::List) {
+    for (const Binding &E : B.list())
+      if (Error Err = checkCapture(Site, E, Names, SM, BufferID))
+        return Err;
+    return Error::success();
+  }
+  if (B.kind() != Binding::Kind::Fragment)
+    return Error::success();
+  for (const std::string &Name : definedNames(B.text())) {
+    auto It = Names.find(Name);
+    if (It == Names.end() || llvm::is_contained(B.outputs(), Name))
+      continue;
+    auto E = std::make_unique<DiagnosticError>(SM.GetMessage(
+        locAt(SM, BufferID, Site.Range.Begin), SourceMgr::DK_Error,
+        "the fragment bound to '" + Site.Name + "' defines '%" + Name +
+            "', which the template also uses; rename it in the fragment, or "
+            "list '" + Name + "' among the fragment's outputs"));
+    E->addNote(SM.GetMessage(locAt(SM, BufferID, It->second),
+                             SourceMgr::DK_Note,
+                             "the template's '%" + Name + "' is here"));
+    return Error(std::move(E));
+  }
+  return Error::success();
+}
+
 Expected<LoweredText>
 llq::spliceAntiquotes(StringRef Source, const std::vector<AntiquoteSite> &Sites,
-                      const Bindings &Bound, const SourceMgr &SM,
-                      unsigned BufferID) {
+                      const Bindings &Bound, const StringMap<uint32_t> &Names,
+                      const SourceMgr &SM, unsigned BufferID) {
   Splicer S(SM, BufferID);
   LoweredTextBuilder Out(Source);
   uint32_t Pos = 0;
@@ -296,6 +388,8 @@ llq::spliceAntiquotes(StringRef Source, const std::vector<AntiquoteSite> &Sites,
                        "unbound antiquote '$" + antiquoteKindName(Site.Kind) +
                            ":" + Site.Name + "': nothing is bound to '" +
                            Site.Name + "'");
+    if (Error E = checkCapture(Site, It->second, Names, SM, BufferID))
+      return std::move(E);
     Expected<std::string> Text = S.render(Site, It->second);
     if (!Text)
       return Text.takeError();

@@ -9,7 +9,9 @@
 // fragment may use control structures and reassign variables.
 //
 // Errors, at the antiquote: no binding of that name; a binding of a kind the
-// antiquote does not take (with what was expected and what was given).
+// antiquote does not take (with what was expected and what was given); a
+// fragment that defines a name the template uses without listing it among
+// its outputs (accidental capture), with a note at the template's use.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,10 +34,14 @@ struct AntiquoteSite {
 
 std::vector<AntiquoteSite> collectAntiquotes(const SyntaxTree &Tree);
 
+/// Every local name the template writes (values and labels, without '%'),
+/// with the place of its first occurrence.
+llvm::StringMap<uint32_t> collectLocalNamesOf(const SyntaxTree &Tree);
+
 llvm::Expected<LoweredText>
 spliceAntiquotes(llvm::StringRef Source, const std::vector<AntiquoteSite> &Sites,
-                 const Bindings &Bound, const llvm::SourceMgr &SM,
-                 unsigned BufferID);
+                 const Bindings &Bound, const llvm::StringMap<uint32_t> &Names,
+                 const llvm::SourceMgr &SM, unsigned BufferID);
 
 } // namespace llq
 

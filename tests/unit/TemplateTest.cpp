@@ -117,11 +117,26 @@ TEST_CASE("fragment_may_use_control_structures_and_reassign") {
   LLVMContext Ctx;
   const char *Quote = "define i64 @f(i64 %n) {\nentry:\n  %acc = i64 0\n  $bbs:loop\n"
                       "  ret i64 %acc\n}\n";
-  Fragment Loop("for i64 %i in 0 to %n {\n  %acc = add i64 %acc, %i\n}");
+  Fragment Loop("for i64 %i in 0 to %n {\n  %acc = add i64 %acc, %i\n}",
+                /*Outputs=*/{"acc"});
   std::string Out = spliced(Ctx, Quote, {{"loop", Loop}});
   CHECK(Out.find("%acc.1 = phi i64 [ 0, %entry ], [ %acc.2, %for.inc ]") !=
         std::string::npos);
   CHECK(Out.find("ret i64 %acc.1") != std::string::npos);
+}
+
+TEST_CASE("fragment_capturing_a_template_variable_is_an_error") {
+  // The fragment's scratch %t would silently become the template's %t.
+  LLVMContext Ctx;
+  Template T("define i64 @f(i64 %t) {\n  $instrs:body\n  ret i64 %t\n}\n", "k.cpp", 1);
+  std::string E = firstError(T.instantiate(
+      Ctx, {{"body", Fragment("%t = mul i64 %t, 2\n%u = add i64 %t, 1")}}));
+  CHECK(E.find("k.cpp:2:3: error: the fragment bound to 'body' defines '%t', "
+               "which the template also uses") == 0);
+  CHECK(E.find("k.cpp:1:19: note: the template's '%t' is here") != std::string::npos);
+  // Listed as an output, the same fragment assigns the template's %t.
+  auto M = T.instantiate(Ctx, {{"body", Fragment("%t = mul i64 %t, 2", {"t"})}});
+  CHECK(static_cast<bool>(M));
 }
 
 TEST_CASE("unbound_antiquote_is_named_at_the_cpp_position") {

@@ -33,14 +33,18 @@ namespace llq {
 
 /// A piece of dialect text to splice: instructions, blocks or definitions.
 /// It may use control structures and reassign variables: SSA form is built
-/// after splicing. Its names are the template's names: a fragment that must
-/// not capture the template's variables uses names of its own (see
-/// docs/Antiquotes.md).
+/// after splicing. It reads the template's variables by name. It may assign
+/// only the template variables listed in Outputs: defining any other name
+/// that the template also uses is an error, so a fragment never captures a
+/// template variable by accident (see docs/Antiquotes.md).
 struct Fragment {
   std::string Text;
+  std::vector<std::string> Outputs; ///< Template variables it assigns.
   std::string Origin; ///< Where it was written, for notes ("file.cpp:12").
-  explicit Fragment(std::string Text, std::string Origin = "")
-      : Text(std::move(Text)), Origin(std::move(Origin)) {}
+  explicit Fragment(std::string Text, std::vector<std::string> Outputs = {},
+                    std::string Origin = "")
+      : Text(std::move(Text)), Outputs(std::move(Outputs)),
+        Origin(std::move(Origin)) {}
 };
 
 class Binding {
@@ -69,7 +73,7 @@ public:
       : K(Kind::DataLayout), Text(DL.getStringRepresentation()) {}
   Binding(const llvm::Triple &T) : K(Kind::Triple), Text(T.str()) {}
   Binding(Fragment F) : K(Kind::Fragment), Text(std::move(F.Text)),
-                        Origin(std::move(F.Origin)) {}
+                        Origin(std::move(F.Origin)), Outputs(std::move(F.Outputs)) {}
   Binding(std::vector<Binding> L) : K(Kind::List), List(std::move(L)) {}
   template <typename T>
   Binding(const std::vector<T> &L) : K(Kind::List) {
@@ -97,6 +101,7 @@ public:
   const llvm::APFloat &floating() const { return FP; }
   const std::string &text() const { return Text; }
   const std::string &origin() const { return Origin; }
+  const std::vector<std::string> &outputs() const { return Outputs; }
   const std::vector<Binding> &list() const { return List; }
 
 private:
@@ -107,6 +112,7 @@ private:
   bool Signed = false;
   llvm::APFloat FP{0.0};
   std::string Text, Origin;
+  std::vector<std::string> Outputs;
   std::vector<Binding> List;
 };
 

@@ -36,6 +36,9 @@ struct FrontendOptions {
   /// Values for the text's antiquotes; without them an antiquote is an
   /// "unbound antiquote" error.
   const Bindings *Bound = nullptr;
+  /// Set for text spliced from a template (internal): there, a function
+  /// that only reassigns a name uses the dialect too.
+  bool Spliced = false;
 };
 
 /// Parses the dialect text in buffer \p BufferID of \p SM into a module.
