@@ -111,6 +111,20 @@ TEST_CASE("spliced_fragments_equal_literal_text") {
                      "  %r = call i32 @g(i32 %t, i64 4)\n  ret i32 %r\n}\n"));
 }
 
+TEST_CASE("spliced_singular_fragments_equal_literal_text") {
+  // $def:, $bb:, $instr: and $param: take one piece each.
+  LLVMContext Ctx;
+  const char *Quote = "$def:g\ndefine i32 @f($param:p) {\nentry:\n  $instr:i\n"
+                      "  br label %next\n  $bb:b\n}\n";
+  Bindings B{{"g", Fragment("@g = global i32 1")},
+             {"p", "i32 %a"},
+             {"i", Fragment("%t = add i32 %a, 1")},
+             {"b", Fragment("next:\n  ret i32 %t")}};
+  CHECK(spliced(Ctx, Quote, B) ==
+        literal(Ctx, "@g = global i32 1\ndefine i32 @f(i32 %a) {\nentry:\n"
+                     "  %t = add i32 %a, 1\n  br label %next\nnext:\n  ret i32 %t\n}\n"));
+}
+
 TEST_CASE("fragment_may_use_control_structures_and_reassign") {
   // SSA form is built after splicing, so the fragment's loop over the
   // template's variable becomes phis.
