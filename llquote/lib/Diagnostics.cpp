@@ -26,3 +26,15 @@ Error llq::makeError(const SourceMgr &SM, SMLoc Loc, const Twine &Message,
   return make_error<DiagnosticError>(
       SM.GetMessage(Loc, SourceMgr::DK_Error, Message, Ranges));
 }
+
+Error llq::mapDiagnostics(
+    Error E, function_ref<SMDiagnostic(const SMDiagnostic &)> Map) {
+  return handleErrors(std::move(E),
+                      [&](std::unique_ptr<DiagnosticError> D) -> Error {
+                        auto Out = std::make_unique<DiagnosticError>(
+                            Map(D->diagnostics().front()));
+                        for (size_t I = 1; I < D->diagnostics().size(); ++I)
+                          Out->addNote(Map(D->diagnostics()[I]));
+                        return Error(std::move(Out));
+                      });
+}

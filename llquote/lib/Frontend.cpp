@@ -74,14 +74,7 @@ static Error remapDiagnostics(Error E, const SourceMap &Map, const SourceMgr &SM
     uint32_t Src = Map.toSource(static_cast<uint32_t>(P - FromBuf->getBufferStart()));
     return SM.GetMessage(locAt(SM, To, Src), D.getKind(), D.getMessage());
   };
-  return handleErrors(std::move(E),
-                      [&](std::unique_ptr<DiagnosticError> D) -> Error {
-                        auto Out = std::make_unique<DiagnosticError>(
-                            Move(D->diagnostics().front()));
-                        for (size_t I = 1; I < D->diagnostics().size(); ++I)
-                          Out->addNote(Move(D->diagnostics()[I]));
-                        return Error(std::move(Out));
-                      });
+  return mapDiagnostics(std::move(E), Move);
 }
 
 /// Replaces the antiquotes by their bindings and reads the result; its

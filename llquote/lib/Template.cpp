@@ -40,14 +40,8 @@ struct Template::Impl {
   }
 
   Error toCpp(Error E) const {
-    return handleErrors(std::move(E),
-                        [&](std::unique_ptr<DiagnosticError> D) -> Error {
-                          auto Out = std::make_unique<DiagnosticError>(
-                              toCpp(D->diagnostics().front()));
-                          for (size_t I = 1; I < D->diagnostics().size(); ++I)
-                            Out->addNote(toCpp(D->diagnostics()[I]));
-                          return Error(std::move(Out));
-                        });
+    return mapDiagnostics(std::move(E),
+                          [&](const SMDiagnostic &D) { return toCpp(D); });
   }
 };
 

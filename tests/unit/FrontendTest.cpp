@@ -16,13 +16,6 @@ using namespace llq::test;
 using namespace llvm;
 
 namespace {
-/// The module as LLVM prints it: the canonical form two modules compare by.
-std::string print(const Module &M) {
-  std::string S;
-  raw_string_ostream OS(S);
-  M.print(OS, nullptr);
-  return S;
-}
 
 /// The module LLVM's own assembler builds from \p Source.
 std::string reference(StringRef Source) {
@@ -32,7 +25,7 @@ std::string reference(StringRef Source) {
   REQUIRE(M);
   M->setModuleIdentifier("input.ll");
   M->setSourceFileName("input.ll");
-  return print(*M);
+  return printModule(*M);
 }
 } // namespace
 
@@ -60,7 +53,7 @@ attributes #0 = { nounwind "frame-pointer"="all" }
 )";
   Outcome O = run(Src);
   REQUIRE(O.ok());
-  CHECK(print(*O.M) == reference(Src));
+  CHECK(printModule(*O.M) == reference(Src));
   CHECK_FALSE(verifyModule(*O.M, &errs()));
 }
 
@@ -196,7 +189,7 @@ entry:
 )";
   Outcome O = run(Src);
   REQUIRE(O.ok());
-  CHECK(print(*O.M) == reference(Src));
+  CHECK(printModule(*O.M) == reference(Src));
 }
 
 TEST_CASE("diagnostic_error_prints_in_llvm_format") {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestUtil.h"
 #include "llquote/Template.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -15,14 +16,9 @@
 
 using namespace llq;
 using namespace llvm;
+using llq::test::printModule;
 
 namespace {
-std::string print(const Module &M) {
-  std::string S;
-  raw_string_ostream OS(S);
-  M.print(OS, nullptr);
-  return S;
-}
 
 /// The module of \p Quote with \p B bound, printed; or the error's text.
 std::string spliced(LLVMContext &Ctx, StringRef Quote, const Bindings &B) {
@@ -32,14 +28,14 @@ std::string spliced(LLVMContext &Ctx, StringRef Quote, const Bindings &B) {
     return "error: " + toString(M.takeError());
   (*M)->setModuleIdentifier("q");
   (*M)->setSourceFileName("q");
-  return print(**M);
+  return printModule(**M);
 }
 
 std::string literal(LLVMContext &Ctx, StringRef Text) {
   auto M = parseModuleString(Text, "q", Ctx);
   REQUIRE(static_cast<bool>(M));
   (*M)->setSourceFileName("q");
-  return print(**M);
+  return printModule(**M);
 }
 
 std::string firstError(Expected<std::unique_ptr<Module>> M) {

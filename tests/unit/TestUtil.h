@@ -25,6 +25,14 @@ struct Outcome {
   bool ok() const { return M != nullptr; }
 };
 
+/// The module as LLVM prints it: the canonical form modules compare by.
+inline std::string printModule(const llvm::Module &M) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  M.print(OS, nullptr);
+  return S;
+}
+
 inline Outcome run(llvm::StringRef Source, llvm::StringRef Name = "input.ll") {
   Outcome O;
   O.Ctx = std::make_unique<llvm::LLVMContext>();

@@ -14,6 +14,7 @@
 #ifndef LLQUOTE_DIAGNOSTICS_H
 #define LLQUOTE_DIAGNOSTICS_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
 #include <vector>
@@ -42,6 +43,13 @@ public:
 private:
   std::vector<llvm::SMDiagnostic> Diags;
 };
+
+/// \p E with every diagnostic of its DiagnosticErrors replaced by \p Map's
+/// result (to move them to another buffer or file); other errors pass as
+/// they are.
+llvm::Error
+mapDiagnostics(llvm::Error E,
+               llvm::function_ref<llvm::SMDiagnostic(const llvm::SMDiagnostic &)> Map);
 
 /// An error at \p Loc of a buffer held by \p SM.
 llvm::Error makeError(const llvm::SourceMgr &SM, llvm::SMLoc Loc,
