@@ -77,14 +77,36 @@ static Error remapDiagnostics(Error E, const SourceMap &Map, const SourceMgr &SM
   return mapDiagnostics(std::move(E), Move);
 }
 
+/// Adds to an error at an antiquote a note where its binding was written,
+/// when the binding knows (fragments made with LLQ_FRAGMENT).
+static Error noteBindingOrigin(Error E, const std::vector<AntiquoteSite> &Sites,
+                               const Bindings &Bound, const SourceMgr &SM,
+                               unsigned BufferID) {
+  const char *Start = SM.getMemoryBuffer(BufferID)->getBufferStart();
+  return handleErrors(std::move(E), [&](std::unique_ptr<DiagnosticError> D) {
+    const char *At = D->error().getLoc().getPointer();
+    for (const AntiquoteSite &Site : Sites) {
+      if (At != Start + Site.Range.Begin)
+        continue;
+      auto It = Bound.find(Site.Name);
+      if (It != Bound.end() && !It->second.origin().empty())
+        D->addNote(SMDiagnostic(It->second.origin(), SourceMgr::DK_Note,
+                                "the text bound to '" + Site.Name +
+                                    "' is written here"));
+      break;
+    }
+    return Error(std::move(D));
+  });
+}
+
 /// Replaces the antiquotes by their bindings and reads the result; its
 /// diagnostics are moved back to the template.
 static Expected<std::unique_ptr<Module>>
 parseSpliced(const SyntaxTree &Tree, SourceMgr &SM, unsigned BufferID,
              LLVMContext &Ctx, const FrontendOptions &Opts) {
+  std::vector<AntiquoteSite> Sites = collectAntiquotes(Tree);
   Expected<LoweredText> Spliced = spliceAntiquotes(
-      Tree.Source, collectAntiquotes(Tree), *Opts.Bound,
-      collectLocalNamesOf(Tree), SM, BufferID);
+      Tree.Source, Sites, *Opts.Bound, collectLocalNamesOf(Tree), SM, BufferID);
   if (!Spliced)
     return Spliced.takeError();
   StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
@@ -96,7 +118,9 @@ parseSpliced(const SyntaxTree &Tree, SourceMgr &SM, unsigned BufferID,
   Expected<std::unique_ptr<Module>> M = parseModule(SM, SplicedID, Ctx, Inner);
   if (M)
     return M;
-  return remapDiagnostics(M.takeError(), Spliced->Map, SM, SplicedID, BufferID);
+  return noteBindingOrigin(
+      remapDiagnostics(M.takeError(), Spliced->Map, SM, SplicedID, BufferID),
+      Sites, *Opts.Bound, SM, BufferID);
 }
 
 Expected<std::unique_ptr<Module>>

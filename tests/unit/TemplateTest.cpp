@@ -149,6 +149,16 @@ TEST_CASE("fragment_capturing_a_template_variable_is_an_error") {
   CHECK(static_cast<bool>(M));
 }
 
+TEST_CASE("error_in_a_fragment_notes_where_it_was_written") {
+  LLVMContext Ctx;
+  Template T("define i64 @f(i64 %n) {\n  $instrs:body\n  ret i64 %n\n}\n", "k.cpp", 1);
+  Fragment Bad = LLQ_FRAGMENT("%t = add i32 %n, 1");
+  std::string E = firstError(T.instantiate(Ctx, {{"body", Bad}}));
+  CHECK(E.find("k.cpp:2:3: error: '%n' defined with type 'i64' but expected 'i32'") == 0);
+  CHECK(E.find(std::string(__FILE__) + ":" + std::to_string(__LINE__ - 3) +
+               ": note: the text bound to 'body' is written here") != std::string::npos);
+}
+
 TEST_CASE("unbound_antiquote_is_named_at_the_cpp_position") {
   LLVMContext Ctx;
   Template T("define $type:elt @f() {\n  ret $type:elt 0\n}\n", "kernels.cpp", 40, 7);

@@ -116,6 +116,13 @@ private:
   std::vector<Binding> List;
 };
 
+/// A Fragment that remembers the C++ file and line it is written on, for the
+/// note that goes with an error in it:
+///   auto Step = LLQ_FRAGMENT("%acc = fadd float %acc, %x", "acc");
+#define LLQ_FRAGMENT(Text, ...)                                                \
+  ::llq::Fragment((Text), {__VA_ARGS__},                                       \
+                  std::string(__FILE__) + ":" + std::to_string(__LINE__))
+
 /// Antiquote names to their values.
 using Bindings = llvm::StringMap<Binding>;
 
