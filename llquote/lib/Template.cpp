@@ -54,6 +54,13 @@ Template::Template(StringRef Text, StringRef File, unsigned Line,
   P->Column = Column;
 }
 
+Template::Template(StringRef Text, StringRef File, unsigned Line,
+                   MacroLine Which)
+    : Template(Text, File,
+               Which == MacroLine::First
+                   ? Line
+                   : Line - std::min<unsigned>(Line - 1, Text.count('\n'))) {}
+
 Template::~Template() = default;
 
 StringRef Template::text() const { return P->Text; }

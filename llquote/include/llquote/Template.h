@@ -33,6 +33,12 @@ public:
   /// \p Line and \p Column (1-based) are where \p Text starts in \p File.
   Template(llvm::StringRef Text, llvm::StringRef File = "<template>",
            unsigned Line = 1, unsigned Column = 1);
+  /// Which line of a macro call spanning several lines __LINE__ names:
+  /// GCC gives the first, Clang the last (that of the closing parenthesis).
+  enum class MacroLine { First, Last };
+  /// For LLQ_SKELETON: \p Line is __LINE__ of the macro call.
+  Template(llvm::StringRef Text, llvm::StringRef File, unsigned Line,
+           MacroLine Which);
   ~Template();
   Template(const Template &) = delete;
   Template &operator=(const Template &) = delete;
@@ -63,7 +69,14 @@ llvm::Error checkTemplatesInCpp(llvm::StringRef CppSource,
 
 /// A template written inline; diagnostics point at this line of this file.
 /// The text usually starts with a newline right after `R"(`, so its lines are
-/// the C++ lines that follow.
-#define LLQ_SKELETON(Text) ::llq::Template((Text), __FILE__, __LINE__)
+/// the C++ lines that follow. With Clang, the closing `)"` and `)` must end
+/// the text's last line, as in `})");`, for the lines to be exact.
+#if defined(__clang__)
+#define LLQ_SKELETON(Text)                                                     \
+  ::llq::Template((Text), __FILE__, __LINE__, ::llq::Template::MacroLine::Last)
+#else
+#define LLQ_SKELETON(Text)                                                     \
+  ::llq::Template((Text), __FILE__, __LINE__, ::llq::Template::MacroLine::First)
+#endif
 
 #endif // LLQUOTE_TEMPLATE_H
