@@ -1,6 +1,6 @@
 //===- OriginalSuiteTest.cpp - The original quoter's tests, case by case --===//
 //
-// The Constants, DataLayout and InlineAssembly tests of the Haskell
+// The Constants, DataLayout, InlineAssembly and Metadata tests of the Haskell
 // quasi-quoter llquote descends from, restated in LLVM 19 syntax. The
 // original compared each quote with a module built by hand as a Haskell AST;
 // here each quote, and the same quote with its parts spliced in through
@@ -168,4 +168,96 @@ TEST_CASE("original_inline_assembly_module") {
   CHECK(printed(parseModuleString("module asm \"foo\"\nmodule asm \"bar\"\n"
                                   "@0 = external global i32\n",
                                   "q", Ctx)) == printModule(*Built));
+}
+
+namespace {
+/// `@foo` returning i32 0 (or void) from one block, for the metadata cases.
+Function *retFunction(Module &M, bool Void, ReturnInst **Ret) {
+  LLVMContext &Ctx = M.getContext();
+  Type *RT = Void ? Type::getVoidTy(Ctx) : Type::getInt32Ty(Ctx);
+  Function *F = Function::Create(FunctionType::get(RT, false),
+                                 GlobalValue::ExternalLinkage, "foo", M);
+  IRBuilder<> B(BasicBlock::Create(Ctx, "entry", F));
+  *Ret = Void ? B.CreateRetVoid()
+              : B.CreateRet(ConstantInt::get(Type::getInt32Ty(Ctx), 0));
+  return F;
+}
+
+Metadata *constantMD(LLVMContext &Ctx, int V) {
+  return ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(Ctx), V));
+}
+} // namespace
+
+TEST_CASE("original_metadata_local") {
+  LLVMContext Ctx;
+  auto Built = emptyModule(Ctx);
+  auto *G = new GlobalVariable(*Built, Type::getInt32Ty(Ctx), false,
+                               GlobalValue::ExternalLinkage, nullptr);
+  ReturnInst *Ret;
+  retFunction(*Built, false, &Ret);
+  IRBuilder<>(Ret).CreateLoad(Type::getInt32Ty(Ctx), G);
+  Ret->setMetadata("my-metadatum", MDNode::get(Ctx, {MDString::get(Ctx, "super hyper")}));
+  std::string Want = printModule(*Built);
+  CHECK(printed(parseModuleString(R"(
+@0 = external global i32
+define i32 @foo() {
+entry:
+  %0 = load i32, ptr @0
+  ret i32 0, !my-metadatum !{!"super hyper"}
+})",
+                                  "q", Ctx)) == Want);
+}
+
+TEST_CASE("original_metadata_global_named_null") {
+  LLVMContext Ctx;
+  {
+    auto Built = emptyModule(Ctx);
+    ReturnInst *Ret;
+    retFunction(*Built, false, &Ret);
+    Ret->setMetadata("my-metadatum", MDNode::get(Ctx, {constantMD(Ctx, 1)}));
+    const char *Quote = "define i32 @foo() {\nentry:\n  ret i32 0, !my-metadatum !0\n}\n"
+                        "!0 = !{$type:t $const:one}\n";
+    Template T(Quote, "q");
+    CHECK(printed(T.instantiate(Ctx, {{"t", Type::getInt32Ty(Ctx)}, {"one", 1}})) ==
+          printModule(*Built));
+  }
+  {
+    auto Built = emptyModule(Ctx);
+    Built->getOrInsertNamedMetadata("my-module-metadata")
+        ->addOperand(MDNode::get(Ctx, {constantMD(Ctx, 1)}));
+    CHECK(printed(parseModuleString("!my-module-metadata = !{!0}\n!0 = !{i32 1}\n", "q",
+                                    Ctx)) == printModule(*Built));
+  }
+  {
+    auto Built = emptyModule(Ctx);
+    Built->getOrInsertNamedMetadata("my-module-metadata")
+        ->addOperand(MDNode::get(Ctx, {nullptr}));
+    CHECK(printed(parseModuleString("!my-module-metadata = !{!0}\n!0 = !{null}\n", "q",
+                                    Ctx)) == printModule(*Built));
+  }
+}
+
+TEST_CASE("original_metadata_cyclic") {
+  LLVMContext Ctx;
+  {
+    // !0 = !{!1}, !1 = !{!0}: built through a temporary node.
+    auto Built = emptyModule(Ctx);
+    auto Temp = MDTuple::getTemporary(Ctx, {});
+    MDNode *N1 = MDNode::get(Ctx, {Temp.get()});
+    MDNode *N0 = MDNode::get(Ctx, {N1});
+    Temp->replaceAllUsesWith(N0);
+    Built->getOrInsertNamedMetadata("my-module-metadata")->addOperand(N0);
+    CHECK(printed(parseModuleString("!my-module-metadata = !{!0}\n!0 = !{!1}\n!1 = !{!0}\n",
+                                    "q", Ctx)) == printModule(*Built));
+  }
+  {
+    auto Built = emptyModule(Ctx);
+    ReturnInst *Ret;
+    Function *F = retFunction(*Built, true, &Ret);
+    Ret->setMetadata("my-metadatum", MDNode::get(Ctx, {ValueAsMetadata::get(F)}));
+    Template T("define void $gid:f() {\nentry:\n  ret void, !my-metadatum !0\n}\n"
+               "!0 = !{ptr $gid:f}\n",
+               "q");
+    CHECK(printed(T.instantiate(Ctx, {{"f", "foo"}})) == printModule(*Built));
+  }
 }
