@@ -24,6 +24,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/SourceMgr.h"
+#include "AxpbKernel.h"
 #include <benchmark/benchmark.h>
 #include <cstdio>
 #include <map>
@@ -33,33 +34,7 @@ using namespace llq::rt;
 
 namespace {
 
-const char *const MapIR = R"(
-define void @map_axpb(i64 %start, i64 %end, ptr %args) {
-entry:
-  %x = load ptr, ptr %args
-  %yp = getelementptr inbounds i8, ptr %args, i64 8
-  %y = load ptr, ptr %yp
-  %ap = getelementptr inbounds i8, ptr %args, i64 16
-  %a = load float, ptr %ap
-  %bp = getelementptr inbounds i8, ptr %args, i64 20
-  %b = load float, ptr %bp
-  %empty = icmp sge i64 %start, %end
-  br i1 %empty, label %exit, label %loop
-loop:
-  %i = phi i64 [ %start, %entry ], [ %next, %loop ]
-  %xi = getelementptr inbounds float, ptr %x, i64 %i
-  %xv = load float, ptr %xi
-  %m = fmul float %a, %xv
-  %r = fadd float %m, %b
-  %yi = getelementptr inbounds float, ptr %y, i64 %i
-  store float %r, ptr %yi
-  %next = add nsw i64 %i, 1
-  %done = icmp eq i64 %next, %end
-  br i1 %done, label %exit, label %loop
-exit:
-  ret void
-}
-)";
+using test::SaxpyIR;
 
 /// A benchmark has no error path but to stop: a failure here is a broken
 /// setup, not a measurement.
@@ -69,7 +44,7 @@ llvm::orc::ThreadSafeModule parseMap() {
   auto Ctx = std::make_unique<llvm::LLVMContext>();
   llvm::SMDiagnostic Diag;
   std::unique_ptr<llvm::Module> M =
-      llvm::parseAssemblyString(MapIR, Diag, *Ctx);
+      llvm::parseAssemblyString(SaxpyIR, Diag, *Ctx);
   if (!M)
     Check(llvm::createStringError(llvm::inconvertibleErrorCode(),
                                   Diag.getMessage()));
@@ -88,7 +63,7 @@ std::unique_ptr<Engine> makeEngine(const std::string &CacheDir) {
 void addAndLink(Engine &E, llvm::orc::ThreadSafeModule TSM, KernelOrigin Want,
                 benchmark::State &State) {
   AddedModule Added = Check(E.addModule(std::move(TSM)));
-  auto *Fn = Check(E.lookup<void(int64_t, int64_t, void *)>("map_axpb"));
+  auto *Fn = Check(E.lookup<void(int64_t, int64_t, void *)>("saxpy"));
   benchmark::DoNotOptimize(Fn);
   if (Added.Origin != Want)
     State.SkipWithError("the request did not take the path measured");
