@@ -25,6 +25,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/SourceMgr.h"
 #include "AxpbKernel.h"
+#include "RatioReporter.h"
 #include <benchmark/benchmark.h>
 #include <cstdio>
 #include <map>
@@ -114,52 +115,6 @@ void BM_Compile_DiskHit(benchmark::State &State) {
   llvm::sys::fs::remove_directories(Root);
 }
 
-/// Prints the usual table, then the ratios between rows of this same run.
-class RatioReporter : public benchmark::ConsoleReporter {
-public:
-  RatioReporter() : ConsoleReporter(OO_Tabular) {}
-
-  void ReportRuns(const std::vector<Run> &Runs) override {
-    for (const Run &R : Runs) {
-      if (R.error_occurred)
-        continue;
-      // With --benchmark_repetitions, the median stands for the benchmark.
-      if (R.run_type == Run::RT_Aggregate && R.aggregate_name == "median")
-        Medians[withoutSuffix(R.run_name.str())] = R.GetAdjustedRealTime();
-      else if (R.run_type == Run::RT_Iteration)
-        Times[withoutSuffix(R.benchmark_name())] = R.GetAdjustedRealTime();
-    }
-    ConsoleReporter::ReportRuns(Runs);
-  }
-
-  void Finalize() override {
-    ConsoleReporter::Finalize();
-    std::printf("\nRatios (same run; how many times faster than a cold "
-                "compile):\n");
-    ratio("cold / memory-cache hit", "BM_Compile_Cold", "BM_Compile_MemoryHit");
-    ratio("cold / disk-cache hit", "BM_Compile_Cold", "BM_Compile_DiskHit");
-  }
-
-private:
-  static std::string withoutSuffix(std::string Name) {
-    const std::string Suffix = "/real_time";
-    if (Name.size() > Suffix.size() &&
-        Name.compare(Name.size() - Suffix.size(), Suffix.size(), Suffix) == 0)
-      Name.resize(Name.size() - Suffix.size());
-    return Name;
-  }
-
-  void ratio(const char *What, const std::string &Num, const std::string &Den) {
-    const auto &Use = Medians.empty() ? Times : Medians;
-    auto A = Use.find(Num), B = Use.find(Den);
-    if (A == Use.end() || B == Use.end() || B->second <= 0)
-      return;
-    std::printf("  %-28s %10.1f\n", What, A->second / B->second);
-  }
-
-  std::map<std::string, double> Times, Medians;
-};
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -172,7 +127,12 @@ int main(int argc, char **argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;
-  RatioReporter Reporter;
+  llq::bench::RatioReporter Reporter(
+      "Ratios (same run; how many times faster than a cold compile):", 28, 10, 1,
+      [](llq::bench::RatioReporter &R) {
+        R.ratio("cold / memory-cache hit", "BM_Compile_Cold", "BM_Compile_MemoryHit");
+        R.ratio("cold / disk-cache hit", "BM_Compile_Cold", "BM_Compile_DiskHit");
+      });
   benchmark::RunSpecifiedBenchmarks(&Reporter);
   benchmark::Shutdown();
   return 0;

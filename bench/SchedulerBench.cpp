@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/runtime/Scheduler.h"
+#include "RatioReporter.h"
 #include <benchmark/benchmark.h>
 #include <cstdio>
 #include <map>
@@ -119,67 +120,6 @@ void BM_OpenMP_Compute(benchmark::State &State) {
 }
 #endif
 
-/// Prints the usual table, then the ratios between rows of this same run.
-class RatioReporter : public benchmark::ConsoleReporter {
-public:
-  RatioReporter() : ConsoleReporter(OO_Tabular) {}
-
-  void ReportRuns(const std::vector<Run> &Runs) override {
-    for (const Run &R : Runs) {
-      if (R.error_occurred)
-        continue;
-      // With --benchmark_repetitions, the median stands for the benchmark.
-      if (R.run_type == Run::RT_Aggregate && R.aggregate_name == "median")
-        Medians[withoutSuffix(R.run_name.str())] = R.GetAdjustedRealTime();
-      else if (R.run_type == Run::RT_Iteration)
-        Nanos[withoutSuffix(R.benchmark_name())] = R.GetAdjustedRealTime();
-    }
-    ConsoleReporter::ReportRuns(Runs);
-  }
-
-  void Finalize() override {
-    ConsoleReporter::Finalize();
-    std::string Max = std::to_string(threadCount());
-    std::printf("\nRatios (same run, %s threads; > 1 means the gang is "
-                "faster):\n",
-                Max.c_str());
-    for (const char *N : {"1", "1048576"}) {
-      std::string Gang = "BM_Gang_Empty/" + std::string(N);
-      ratio("std::thread fork-join / gang, empty kernel over " + std::string(N),
-            "BM_ThreadForkJoin_Empty/" + std::string(N), Gang);
-      ratio("OpenMP parallel for / gang, empty kernel over " + std::string(N),
-            "BM_OpenMP_Empty/" + std::string(N), Gang);
-    }
-    ratio("gang speedup, compute kernel, " + Max + " threads vs 1",
-          "BM_Gang_Compute/1", "BM_Gang_Compute/" + Max);
-    ratio("OpenMP speedup, compute kernel, " + Max + " threads vs 1",
-          "BM_OpenMP_Compute/1", "BM_OpenMP_Compute/" + Max);
-    ratio("OpenMP / gang, compute kernel, " + Max + " threads",
-          "BM_OpenMP_Compute/" + Max, "BM_Gang_Compute/" + Max);
-  }
-
-private:
-  /// "BM_Gang_Empty/1/real_time" -> "BM_Gang_Empty/1".
-  static std::string withoutSuffix(std::string Name) {
-    const std::string Suffix = "/real_time";
-    if (Name.size() > Suffix.size() &&
-        Name.compare(Name.size() - Suffix.size(), Suffix.size(), Suffix) == 0)
-      Name.resize(Name.size() - Suffix.size());
-    return Name;
-  }
-
-  void ratio(const std::string &What, const std::string &Num,
-             const std::string &Den) {
-    const auto &Times = Medians.empty() ? Nanos : Medians;
-    auto A = Times.find(Num), B = Times.find(Den);
-    if (A == Times.end() || B == Times.end() || B->second <= 0)
-      return;
-    std::printf("  %-58s %8.2f\n", What.c_str(), A->second / B->second);
-  }
-
-  std::map<std::string, double> Nanos, Medians;
-};
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -214,7 +154,24 @@ int main(int argc, char **argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;
-  RatioReporter Reporter;
+  std::string Threads = std::to_string(threadCount());
+  llq::bench::RatioReporter Reporter(
+      "Ratios (same run, " + Threads + " threads; > 1 means the gang is faster):",
+      58, 8, 2, [Threads](llq::bench::RatioReporter &R) {
+        for (std::string N : {"1", "1048576"}) {
+          std::string Gang = "BM_Gang_Empty/" + N;
+          R.ratio("std::thread fork-join / gang, empty kernel over " + N,
+                  "BM_ThreadForkJoin_Empty/" + N, Gang);
+          R.ratio("OpenMP parallel for / gang, empty kernel over " + N,
+                  "BM_OpenMP_Empty/" + N, Gang);
+        }
+        R.ratio("gang speedup, compute kernel, " + Threads + " threads vs 1",
+                "BM_Gang_Compute/1", "BM_Gang_Compute/" + Threads);
+        R.ratio("OpenMP speedup, compute kernel, " + Threads + " threads vs 1",
+                "BM_OpenMP_Compute/1", "BM_OpenMP_Compute/" + Threads);
+        R.ratio("OpenMP / gang, compute kernel, " + Threads + " threads",
+                "BM_OpenMP_Compute/" + Threads, "BM_Gang_Compute/" + Threads);
+      });
   benchmark::RunSpecifiedBenchmarks(&Reporter);
   benchmark::Shutdown();
   return 0;
