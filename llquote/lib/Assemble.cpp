@@ -14,6 +14,8 @@
 #include "Parse.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/AsmParser/LLParser.h"
+#include "llvm/AsmParser/SlotMapping.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace llq;
@@ -40,6 +42,70 @@ static Error relocate(const SMDiagnostic &D, const LoweredText &L,
   SMLoc Loc = locAt(SM, BufferID, L.Map.toSource(Out));
   return make_error<DiagnosticError>(
       SM.GetMessage(Loc, D.getKind(), D.getMessage()));
+}
+
+Error llq::assembleInto(const LoweredText &L, const SourceMgr &SM,
+                       unsigned BufferID, Module &M) {
+  StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
+  SMDiagnostic Diag;
+  SourceMgr LoweredSM;
+  LoweredSM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBuffer(L.text(), Name, /*RequiresNullTerminator=*/true),
+      SMLoc());
+  LLParser Parser(L.text(), LoweredSM, Diag, &M, /*Index=*/nullptr,
+                  M.getContext());
+  if (Parser.Run(/*UpgradeDebugInfo=*/false))
+    return relocate(Diag, L, SM, BufferID);
+  return Error::success();
+}
+
+Expected<Type *> llq::assembleType(const LoweredText &L, const SourceMgr &SM,
+                                   unsigned BufferID, const Module &M) {
+  StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
+  SMDiagnostic Diag;
+  SourceMgr LoweredSM;
+  LoweredSM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBuffer(L.text(), Name, /*RequiresNullTerminator=*/true),
+      SMLoc());
+  // Named types are the context's: those of the module, and any other the
+  // text names that exists. A name that does not is an error, not a new
+  // opaque type.
+  SlotMapping Slots;
+  for (StructType *T : M.getIdentifiedStructTypes())
+    if (T->hasName())
+      Slots.NamedTypes[T->getName()] = T;
+  StringRef Text = L.text();
+  for (size_t At = Text.find('%'); At != StringRef::npos;
+       At = Text.find('%', At + 1)) {
+    size_t End = At + 1;
+    while (End < Text.size() && (isAlnum(Text[End]) || Text[End] == '.' ||
+                                 Text[End] == '_' || Text[End] == '-' ||
+                                 Text[End] == '$'))
+      ++End;
+    StringRef Name = Text.slice(At + 1, End);
+    if (Name.empty() || Slots.NamedTypes.count(Name))
+      continue;
+    if (StructType *T = StructType::getTypeByName(M.getContext(), Name))
+      Slots.NamedTypes[Name] = T;
+    else
+      return makeError(SM, locAt(SM, BufferID, L.Map.toSource(At)),
+                       "use of undefined type named '" + Name + "'");
+  }
+  LLParser Parser(L.text(), LoweredSM, Diag, const_cast<Module *>(&M),
+                  /*Index=*/nullptr, M.getContext(), &Slots);
+  Type *Ty = nullptr;
+  unsigned Read = 0;
+  if (Parser.parseTypeAtBeginning(Ty, Read, &Slots))
+    return relocate(Diag, L, SM, BufferID);
+  // Only blanks and comments may follow the type.
+  for (size_t I = Read; I < Text.size(); ++I) {
+    if (Text[I] == ';')
+      I = std::min(Text.find('\n', I), Text.size());
+    else if (!isSpace(Text[I]))
+      return makeError(SM, locAt(SM, BufferID, L.Map.toSource(I)),
+                       "expected the end of the type");
+  }
+  return Ty;
 }
 
 Expected<std::unique_ptr<Module>>

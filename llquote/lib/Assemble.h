@@ -3,6 +3,10 @@
 // assembleModule: requires lowered text and its SourceMap; produces the module
 // LLVM's own assembler reads from it, or LLVM's diagnostic moved back to the
 // user's source through the map.
+// assembleInto: the same, reading into the existing module M. On error M may
+// hold part of the text: the caller restores it.
+// assembleType: requires lowered text that is one type; produces that type,
+// named types being those of M.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +23,14 @@ namespace llq {
 llvm::Expected<std::unique_ptr<llvm::Module>>
 assembleModule(const LoweredText &L, const llvm::SourceMgr &SM,
                unsigned BufferID, llvm::LLVMContext &Ctx);
+
+llvm::Error assembleInto(const LoweredText &L, const llvm::SourceMgr &SM,
+                         unsigned BufferID, llvm::Module &M);
+
+llvm::Expected<llvm::Type *> assembleType(const LoweredText &L,
+                                          const llvm::SourceMgr &SM,
+                                          unsigned BufferID,
+                                          const llvm::Module &M);
 
 } // namespace llq
 

@@ -18,12 +18,26 @@
 
 #include "FindTemplates.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/Twine.h"
 
 using namespace llvm;
 using namespace llq;
 
 char TemplateSiteError::ID = 0;
+
+std::optional<Granularity> llq::templateMacro(StringRef Name) {
+  return StringSwitch<std::optional<Granularity>>(Name)
+      .Case("LLQ_SKELETON", Granularity::Module)
+      .Case("LLQ_DEFINITIONS", Granularity::Definitions)
+      .Case("LLQ_GLOBAL", Granularity::Global)
+      .Case("LLQ_BLOCKS", Granularity::Blocks)
+      .Case("LLQ_INSTRS", Granularity::Instructions)
+      .Case("LLQ_TERMINATOR", Granularity::Terminator)
+      .Case("LLQ_TYPE", Granularity::Type)
+      .Case("LLQ_OPERAND", Granularity::Operand)
+      .Default(std::nullopt);
+}
 
 namespace {
 
@@ -89,7 +103,8 @@ private:
 
   Error scanToken();
   Error scanIdentifier();
-  Error scanTemplate(size_t MacroOffset, size_t AfterName);
+  Error scanTemplate(size_t MacroOffset, size_t AfterName, StringRef Macro,
+                     Granularity G);
 };
 
 Error TemplateScanner::error(size_t Off, const Twine &Message) const {
@@ -326,10 +341,10 @@ Error TemplateScanner::scanIdentifier() {
     if (!LiteralEnd)
       return LiteralEnd.takeError();
     Pos = *LiteralEnd;
-  } else if (Ident == "LLQ_SKELETON" &&
-             !(InDirective && PreviousIdentifier == "define")) {
+  } else if (std::optional<Granularity> G = templateMacro(Ident);
+             G && !(InDirective && PreviousIdentifier == "define")) {
     PreviousIdentifier = StringRef();
-    return scanTemplate(Start, End);
+    return scanTemplate(Start, End, Ident, *G);
   }
   PreviousIdentifier = Pos == End ? Ident : StringRef();
   return Error::success();
@@ -338,7 +353,8 @@ Error TemplateScanner::scanIdentifier() {
 /// Scans what follows the name at \p MacroOffset. Without a `(` the name is
 /// not a use (it may be tested by #ifdef, or passed on to another macro) and
 /// the scan resumes just after it.
-Error TemplateScanner::scanTemplate(size_t MacroOffset, size_t AfterName) {
+Error TemplateScanner::scanTemplate(size_t MacroOffset, size_t AfterName,
+                                    StringRef Macro, Granularity G) {
   bool CrossedNewline = false;
   Expected<size_t> Paren = skipTrivia(AfterName, CrossedNewline);
   if (!Paren)
@@ -351,8 +367,9 @@ Error TemplateScanner::scanTemplate(size_t MacroOffset, size_t AfterName) {
     return Arg.takeError();
   size_t Quote = skipIdentifier(*Arg);
   if (at(Quote) != '"' || !isRawStringPrefix(Src.slice(*Arg, Quote)))
-    return error(*Arg, "the argument of LLQ_SKELETON must be one raw string "
-                       "literal, R\"(...)\", so that its text can be checked");
+    return error(*Arg, "the argument of " + Macro +
+                           " must be one raw string literal, R\"(...)\", so "
+                           "that its text can be checked");
   Expected<RawString> Raw = lexRawString(*Arg, Quote);
   if (!Raw)
     return Raw.takeError();
@@ -361,17 +378,18 @@ Error TemplateScanner::scanTemplate(size_t MacroOffset, size_t AfterName) {
   if (!Close)
     return Close.takeError();
   if (startsLiteral(*Close))
-    return error(*Close, "adjacent string literals are not supported in "
-                         "LLQ_SKELETON: write the template as one raw string "
-                         "literal");
+    return error(*Close, "adjacent string literals are not supported in " +
+                             Macro +
+                             ": write the template as one raw string literal");
   if (at(*Close) != ')')
-    return error(*Close, "expected ')' after the raw string literal of "
-                         "LLQ_SKELETON");
+    return error(*Close,
+                 "expected ')' after the raw string literal of " + Macro);
 
   TemplateSite Site;
   Site.MacroOffset = MacroOffset;
   Site.TextOffset = Raw->TextBegin;
   Site.Text = Src.slice(Raw->TextBegin, Raw->TextEnd);
+  Site.Kind = G;
   lineAndColumn(Site.TextOffset, Site.Line, Site.Column);
   Sites.push_back(Site);
 

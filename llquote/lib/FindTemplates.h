@@ -1,7 +1,8 @@
 //===- FindTemplates.h - Locate LLQ_SKELETON templates in C++ ---*- C++ -*-===//
 //
 // findTemplates: requires the text of one C++ source file; produces every
-// `LLQ_SKELETON(R"delim(...)delim")` in it, in source order, with the exact
+// `LLQ_SKELETON(R"delim(...)delim")` in it (and every use of the other
+// template macros, LLQ_INSTRS and the rest, with its granularity), in source order, with the exact
 // byte offset, line and column at which its template text starts, so that a
 // build-time checker can report an error inside a template at the C++ file's
 // own line:col. It lexes just enough C++ (comments, string and character
@@ -14,9 +15,11 @@
 #ifndef LLQUOTE_LIB_FINDTEMPLATES_H
 #define LLQUOTE_LIB_FINDTEMPLATES_H
 
+#include "llquote/Binding.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <cstddef>
+#include <optional>
 #include <system_error>
 #include <vector>
 
@@ -31,7 +34,12 @@ struct TemplateSite {
                          ///< `)delim"`), pointing into the source
   unsigned Line, Column; ///< 1-based line and column of TextOffset in the C++
                          ///< source; lines count '\n', columns count bytes
+  Granularity Kind = Granularity::Module; ///< Which macro: LLQ_SKELETON, ...
 };
+
+/// The granularity of the template macro \p Name (LLQ_SKELETON, LLQ_INSTRS,
+/// ...), or none if \p Name is not one.
+std::optional<Granularity> templateMacro(llvm::StringRef Name);
 
 /// A mistake in the C++ source that hides a template's text from the
 /// checker. It is a StringError whose message starts with "<line>:<col>: ",

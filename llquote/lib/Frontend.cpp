@@ -18,7 +18,13 @@
 #include "Promote.h"
 #include "Splice.h"
 #include "Verify.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+#include <optional>
 
 using namespace llq;
 using namespace llvm;
@@ -99,11 +105,23 @@ static Error noteBindingOrigin(Error E, const std::vector<AntiquoteSite> &Sites,
   });
 }
 
+namespace {
+/// Where the text goes: a new module, or one that exists (parseInto).
+struct Target {
+  LLVMContext &Ctx;
+  Module *Into = nullptr;
+  std::unique_ptr<Module> Made;
+};
+} // namespace
+
+static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
+                     const FrontendOptions &Opts);
+
 /// Replaces the antiquotes by their bindings and reads the result; its
 /// diagnostics are moved back to the template.
-static Expected<std::unique_ptr<Module>>
-parseSpliced(const SyntaxTree &Tree, SourceMgr &SM, unsigned BufferID,
-             LLVMContext &Ctx, const FrontendOptions &Opts) {
+static Error parseSpliced(const SyntaxTree &Tree, SourceMgr &SM,
+                          unsigned BufferID, Target &T,
+                          const FrontendOptions &Opts) {
   std::vector<AntiquoteSite> Sites = collectAntiquotes(Tree);
   Expected<LoweredText> Spliced = spliceAntiquotes(
       Tree.Source, Sites, *Opts.Bound, collectLocalNamesOf(Tree), SM, BufferID);
@@ -115,22 +133,201 @@ parseSpliced(const SyntaxTree &Tree, SourceMgr &SM, unsigned BufferID,
   FrontendOptions Inner = Opts;
   Inner.Bound = nullptr; // Bound text is not searched for antiquotes again.
   Inner.Spliced = true;
-  Expected<std::unique_ptr<Module>> M = parseModule(SM, SplicedID, Ctx, Inner);
-  if (M)
-    return M;
+  Error E = parseTo(SM, SplicedID, T, Inner);
+  if (!E)
+    return E;
   return noteBindingOrigin(
-      remapDiagnostics(M.takeError(), Spliced->Map, SM, SplicedID, BufferID),
+      remapDiagnostics(std::move(E), Spliced->Map, SM, SplicedID, BufferID),
       Sites, *Opts.Bound, SM, BufferID);
 }
 
-Expected<std::unique_ptr<Module>>
-llq::parseModule(SourceMgr &SM, unsigned BufferID, LLVMContext &Ctx,
-                 const FrontendOptions &Opts) {
+/// The name an `@name` token of the text gives its global.
+static std::string globalNameOf(StringRef Token) {
+  Token.consume_front("@");
+  if (!Token.consume_front("\"") || !Token.consume_back("\""))
+    return Token.str();
+  std::string Out;
+  for (size_t I = 0; I < Token.size(); ++I) {
+    if (Token[I] == '\\' && I + 2 < Token.size() && isHexDigit(Token[I + 1]) &&
+        isHexDigit(Token[I + 2])) {
+      Out += static_cast<char>(hexFromNibbles(Token[I + 1], Token[I + 2]));
+      I += 2;
+    } else {
+      Out += Token[I];
+    }
+  }
+  return Out;
+}
+
+namespace {
+/// What a module held before text was read into it, to put it back if the
+/// text turns out to be wrong.
+class ModuleSnapshot {
+public:
+  explicit ModuleSnapshot(Module &M)
+      : M(M), Asm(M.getModuleInlineAsm()), DL(M.getDataLayoutStr()),
+        Triple(M.getTargetTriple()), SourceName(M.getSourceFileName()) {
+    for (GlobalValue &GV : M.global_values())
+      Old.insert(&GV);
+    for (NamedMDNode &N : M.named_metadata()) {
+      auto &Ops = NamedOps[&N];
+      for (MDNode *Op : N.operands())
+        Ops.push_back(Op);
+    }
+    for (auto &C : M.getComdatSymbolTable())
+      Comdats.insert(C.getKey());
+  }
+
+  /// The global values added since, in the module's order.
+  std::vector<GlobalValue *> added() const {
+    std::vector<GlobalValue *> New;
+    for (GlobalValue &GV : M.global_values())
+      if (!Old.contains(&GV))
+        New.push_back(&GV);
+    return New;
+  }
+
+  /// A declaration the text defines is set aside under another name while
+  /// the text is read, and replaced by the definition afterwards.
+  void setAside(GlobalValue *Decl, uint32_t DefinedAt) {
+    Aside.push_back({Decl, Decl->getName().str(), DefinedAt});
+    Decl->setName("llq.declared." + Decl->getName());
+  }
+
+  /// A declaration set aside whose definition has another type, and where
+  /// the text defines it.
+  std::optional<std::pair<const GlobalValue *, uint32_t>> mismatch() const {
+    for (const SetAside &A : Aside) {
+      GlobalValue *Def = M.getNamedValue(A.Name);
+      if (Def && Def->getValueType() != A.Decl->getValueType())
+        return std::make_pair(A.Decl, A.DefinedAt);
+    }
+    return std::nullopt;
+  }
+
+  /// Keeps what was read: the declarations set aside give way to their
+  /// definitions.
+  void commit() {
+    for (const SetAside &A : Aside) {
+      if (GlobalValue *Def = M.getNamedValue(A.Name)) {
+        A.Decl->replaceAllUsesWith(Def);
+        A.Decl->eraseFromParent();
+      } else {
+        A.Decl->setName(A.Name);
+      }
+    }
+  }
+
+  void restore() {
+    std::vector<GlobalValue *> New = added();
+    for (GlobalValue *GV : New)
+      GV->dropAllReferences();
+    for (GlobalValue *GV : New) {
+      GV->replaceAllUsesWith(PoisonValue::get(GV->getType()));
+      GV->eraseFromParent();
+    }
+    for (const SetAside &A : Aside)
+      A.Decl->setName(A.Name);
+    std::vector<NamedMDNode *> NewMD;
+    for (NamedMDNode &N : M.named_metadata()) {
+      auto It = NamedOps.find(&N);
+      if (It == NamedOps.end()) {
+        NewMD.push_back(&N);
+        continue;
+      }
+      if (N.getNumOperands() == It->second.size())
+        continue;
+      N.clearOperands();
+      for (MDNode *Op : It->second)
+        N.addOperand(Op);
+    }
+    for (NamedMDNode *N : NewMD)
+      M.eraseNamedMetadata(N);
+    std::vector<std::string> NewComdats;
+    for (auto &C : M.getComdatSymbolTable())
+      if (!Comdats.contains(C.getKey()))
+        NewComdats.push_back(C.getKey().str());
+    for (const std::string &C : NewComdats)
+      M.getComdatSymbolTable().erase(C);
+    M.setModuleInlineAsm(Asm);
+    M.setDataLayout(DL);
+    M.setTargetTriple(Triple);
+    M.setSourceFileName(SourceName);
+  }
+
+private:
+  Module &M;
+  std::string Asm, DL, Triple, SourceName;
+  SmallPtrSet<GlobalValue *, 32> Old;
+  DenseMap<NamedMDNode *, std::vector<MDNode *>> NamedOps;
+  StringSet<> Comdats;
+  struct SetAside {
+    GlobalValue *Decl;
+    std::string Name;
+    uint32_t DefinedAt;
+  };
+  std::vector<SetAside> Aside;
+};
+} // namespace
+
+/// Reads lowered text into the existing module: on error, the module is put
+/// back as it was.
+static Error assembleIntoExisting(const LoweredText &Lowered,
+                                  const SyntaxTree &Tree, SourceMgr &SM,
+                                  unsigned BufferID, Module &M,
+                                  const FrontendOptions &Opts) {
+  ModuleSnapshot Before(M);
+  for (const Node *Top = Tree.Root->First; Top; Top = Top->Next) {
+    if (!Top->is(NodeKind::Define) && !Top->is(NodeKind::GlobalVar))
+      continue;
+    const Node *Name = Top->First;
+    while (Name && !Name->is(NodeKind::GlobalRef))
+      Name = Name->Next;
+    if (!Name)
+      continue;
+    GlobalValue *Old = M.getNamedValue(globalNameOf(Tree.text(Name)));
+    bool IsVar = Top->is(NodeKind::GlobalVar);
+    if (Old && Old->isDeclaration() &&
+        (IsVar ? isa<GlobalVariable>(Old) : isa<Function>(Old)))
+      Before.setAside(Old, Top->Range.Begin);
+  }
+  Error E = assembleInto(Lowered, SM, BufferID, M);
+  std::vector<Function *> NewFunctions;
+  if (!E) {
+    for (GlobalValue *GV : Before.added())
+      if (auto *F = dyn_cast<Function>(GV)) {
+        NewFunctions.push_back(F);
+        if (Opts.SSA == SSAMode::Mem2Reg)
+          promoteSlots(*F);
+      }
+    if (Opts.Verify)
+      E = verifyFunctionsLocated(NewFunctions, Tree, SM, BufferID);
+    if (auto Bad = Before.mismatch(); !E && Bad) {
+      std::string Declared;
+      raw_string_ostream OS(Declared);
+      Bad->first->getValueType()->print(OS);
+      E = makeError(SM, locAt(SM, BufferID, Bad->second),
+                    "this defines '@" + Bad->first->getName().drop_front(
+                        strlen("llq.declared.")) +
+                        "', which the module declares with type '" + Declared +
+                        "'; a definition must have its declaration's type");
+    }
+  }
+  if (E) {
+    Before.restore();
+    return E;
+  }
+  Before.commit();
+  return Error::success();
+}
+
+static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
+                     const FrontendOptions &Opts) {
   SyntaxTree Tree(SM.getMemoryBuffer(BufferID)->getBuffer());
   if (Error E = parseSyntax(Tree, SM, BufferID))
     return firstErrorInSourceOrder(std::move(E), Tree, SM, BufferID);
   if (Tree.NumAntiquotes && Opts.Bound)
-    return parseSpliced(Tree, SM, BufferID, Ctx, Opts);
+    return parseSpliced(Tree, SM, BufferID, T, Opts);
   LowerOptions LowerOpts;
   LowerOpts.AllowUndef = Opts.AllowUndef;
   LowerOpts.Mem2Reg = Opts.SSA == SSAMode::Mem2Reg;
@@ -138,16 +335,44 @@ llq::parseModule(SourceMgr &SM, unsigned BufferID, LLVMContext &Ctx,
   Expected<LoweredText> Lowered = lowerSyntax(Tree, SM, BufferID, LowerOpts);
   if (!Lowered)
     return Lowered.takeError();
+  if (T.Into)
+    return assembleIntoExisting(*Lowered, Tree, SM, BufferID, *T.Into, Opts);
   Expected<std::unique_ptr<Module>> M =
-      assembleModule(*Lowered, SM, BufferID, Ctx);
+      assembleModule(*Lowered, SM, BufferID, T.Ctx);
   if (!M)
     return M.takeError();
   if (LowerOpts.Mem2Reg)
     promoteSlots(**M);
   if (Opts.Verify)
     if (Error E = verifyLocated(**M, Tree, SM, BufferID))
-      return std::move(E);
-  return M;
+      return E;
+  T.Made = std::move(*M);
+  return Error::success();
+}
+
+Expected<std::unique_ptr<Module>>
+llq::parseModule(SourceMgr &SM, unsigned BufferID, LLVMContext &Ctx,
+                 const FrontendOptions &Opts) {
+  Target T{Ctx};
+  if (Error E = parseTo(SM, BufferID, T, Opts))
+    return std::move(E);
+  return std::move(T.Made);
+}
+
+Expected<std::vector<GlobalValue *>>
+llq::parseInto(SourceMgr &SM, unsigned BufferID, Module &M,
+               const FrontendOptions &Opts) {
+  Target T{M.getContext(), &M};
+  SmallPtrSet<GlobalValue *, 32> Old;
+  for (GlobalValue &GV : M.global_values())
+    Old.insert(&GV);
+  if (Error E = parseTo(SM, BufferID, T, Opts))
+    return std::move(E);
+  std::vector<GlobalValue *> New;
+  for (GlobalValue &GV : M.global_values())
+    if (!Old.contains(&GV))
+      New.push_back(&GV);
+  return New;
 }
 
 Expected<std::unique_ptr<Module>>

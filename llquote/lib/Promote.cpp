@@ -12,19 +12,22 @@
 
 using namespace llvm;
 
+void llq::promoteSlots(Function &F) {
+  if (F.isDeclaration())
+    return;
+  unsigned SlotKind = F.getContext().getMDKindID("llq.slot");
+  std::vector<AllocaInst *> Slots;
+  for (Instruction &I : F.getEntryBlock())
+    if (auto *AI = dyn_cast<AllocaInst>(&I))
+      if (AI->getMetadata(SlotKind) && isAllocaPromotable(AI))
+        Slots.push_back(AI);
+  if (Slots.empty())
+    return;
+  DominatorTree DT(F);
+  PromoteMemToReg(Slots, DT);
+}
+
 void llq::promoteSlots(Module &M) {
-  unsigned SlotKind = M.getContext().getMDKindID("llq.slot");
-  for (Function &F : M) {
-    if (F.isDeclaration())
-      continue;
-    std::vector<AllocaInst *> Slots;
-    for (Instruction &I : F.getEntryBlock())
-      if (auto *AI = dyn_cast<AllocaInst>(&I))
-        if (AI->getMetadata(SlotKind) && isAllocaPromotable(AI))
-          Slots.push_back(AI);
-    if (Slots.empty())
-      continue;
-    DominatorTree DT(F);
-    PromoteMemToReg(Slots, DT);
-  }
+  for (Function &F : M)
+    promoteSlots(F);
 }

@@ -14,6 +14,7 @@
 
 namespace llq {
 
+void promoteSlots(llvm::Function &F);
 void promoteSlots(llvm::Module &M);
 
 } // namespace llq

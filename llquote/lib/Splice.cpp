@@ -20,6 +20,21 @@
 using namespace llq;
 using namespace llvm;
 
+const char *llq::describe(Granularity G) {
+  switch (G) {
+  case Granularity::Module: return "a module";
+  case Granularity::Definitions: return "definitions";
+  case Granularity::Global: return "a global";
+  case Granularity::Blocks: return "blocks";
+  case Granularity::Instructions: return "instructions";
+  case Granularity::Terminator: return "a terminator";
+  case Granularity::Type: return "a type";
+  case Granularity::Operand: return "an operand";
+  case Granularity::Text: return "text";
+  }
+  llvm_unreachable("unknown granularity");
+}
+
 const char *Binding::describe() const {
   switch (K) {
   case Kind::Type: return "a type";
@@ -30,7 +45,20 @@ const char *Binding::describe() const {
   case Kind::Name: return "a string";
   case Kind::DataLayout: return "a data layout";
   case Kind::Triple: return "a target triple";
-  case Kind::Fragment: return "a fragment";
+  case Kind::Fragment:
+    switch (Gran) {
+    case Granularity::Module: return "a module fragment";
+    case Granularity::Definitions: return "a definitions fragment";
+    case Granularity::Global: return "a global fragment";
+    case Granularity::Blocks: return "a blocks fragment";
+    case Granularity::Instructions: return "an instructions fragment";
+    case Granularity::Terminator: return "a terminator fragment";
+    case Granularity::Type: return "a type fragment";
+    case Granularity::Operand: return "an operand fragment";
+    case Granularity::Text: return "a fragment";
+    }
+    return "a fragment";
+  case Kind::Value: return "an llvm::Value of a function";
   case Kind::List: return "a list";
   case Kind::Source: return "dialect text";
   }
@@ -169,6 +197,25 @@ std::optional<std::string> floatText(APFloat V) {
   return std::nullopt;
 }
 
+/// Whether a fragment of granularity \p G may stand where antiquote kind
+/// \p K does (text fragments may stand anywhere).
+bool fits(AntiquoteKind K, Granularity G) {
+  switch (G) {
+  case Granularity::Text:
+    return true;
+  case Granularity::Definitions:
+  case Granularity::Global:
+    return K == AntiquoteKind::Def || K == AntiquoteKind::Defs;
+  case Granularity::Blocks:
+    return K == AntiquoteKind::BB || K == AntiquoteKind::BBs;
+  case Granularity::Instructions:
+  case Granularity::Terminator:
+    return K == AntiquoteKind::Instr || K == AntiquoteKind::Instrs;
+  default:
+    return false;
+  }
+}
+
 class Splicer {
 public:
   Splicer(const SourceMgr &SM, unsigned BufferID) : SM(SM), BufferID(BufferID) {}
@@ -186,7 +233,8 @@ private:
                               bool AllowNames);
   Expected<std::string> text(const AntiquoteSite &Site, const Binding &B,
                              StringRef Separator, const char *Wanted);
-  Expected<std::string> args(const AntiquoteSite &Site, const Binding &B);
+  Expected<std::string> args(const AntiquoteSite &Site, const Binding &B,
+                             int Index = -1);
 
   const SourceMgr &SM;
   unsigned BufferID;
@@ -218,7 +266,15 @@ Expected<std::string> Splicer::value(const AntiquoteSite &Site,
   case Binding::Kind::Name:
     if (AllowNames)
       return "%" + llvmName(B.text());
-    [[fallthrough]];
+    return wrongKind(Site, B, Wanted);
+  case Binding::Kind::Value:
+    if (AllowNames)
+      return "%" + llvmName(boundValueName(Site.Name));
+    return wrongKind(Site, B, Wanted);
+  case Binding::Kind::Fragment:
+    if (AllowNames && B.granularity() == Granularity::Operand)
+      return B.untyped();
+    return wrongKind(Site, B, Wanted);
   default:
     return wrongKind(Site, B, Wanted);
   }
@@ -227,6 +283,8 @@ Expected<std::string> Splicer::value(const AntiquoteSite &Site,
 /// Text-like bindings (fragments, strings), and lists of them joined.
 Expected<std::string> Splicer::text(const AntiquoteSite &Site, const Binding &B,
                                     StringRef Separator, const char *Wanted) {
+  if (B.kind() == Binding::Kind::Fragment && !fits(Site.Kind, B.granularity()))
+    return wrongKind(Site, B, Wanted);
   if (B.kind() == Binding::Kind::Fragment || B.kind() == Binding::Kind::Name)
     return B.text();
   if (B.kind() != Binding::Kind::List || Separator.empty())
@@ -242,7 +300,8 @@ Expected<std::string> Splicer::text(const AntiquoteSite &Site, const Binding &B,
 }
 
 /// Call arguments: typed constants, or text such as "i32 %x".
-Expected<std::string> Splicer::args(const AntiquoteSite &Site, const Binding &B) {
+Expected<std::string> Splicer::args(const AntiquoteSite &Site, const Binding &B,
+                                    int Index) {
   const char *Wanted = "typed constants or argument text, or a list of them";
   if (B.kind() == Binding::Kind::Constant) {
     std::string S;
@@ -250,15 +309,24 @@ Expected<std::string> Splicer::args(const AntiquoteSite &Site, const Binding &B)
     B.constant()->printAsOperand(OS, /*PrintType=*/true);
     return S;
   }
+  if (B.kind() == Binding::Kind::Value) {
+    std::string S;
+    raw_string_ostream OS(S);
+    B.value()->getType()->print(OS);
+    return S + " %" + llvmName(boundValueName(Site.Name, Index));
+  }
+  if (B.kind() == Binding::Kind::Fragment &&
+      B.granularity() != Granularity::Operand &&
+      B.granularity() != Granularity::Text)
+    return wrongKind(Site, B, Wanted);
   if (B.kind() == Binding::Kind::Name || B.kind() == Binding::Kind::Fragment)
     return B.text();
-  if (B.kind() != Binding::Kind::List)
+  if (B.kind() != Binding::Kind::List || Index >= 0)
     return wrongKind(Site, B, Wanted);
   std::string S;
+  int I = 0;
   for (const Binding &E : B.list()) {
-    if (E.kind() == Binding::Kind::List)
-      return wrongKind(Site, E, Wanted);
-    Expected<std::string> T = args(Site, E);
+    Expected<std::string> T = args(Site, E, I++);
     if (!T)
       return T.takeError();
     S += (S.empty() ? "" : ", ") + *T;
@@ -308,7 +376,10 @@ Expected<std::string> Splicer::render(const AntiquoteSite &Site,
       B.type()->print(OS);
       return S;
     }
-    return wrongKind(Site, B, "an llvm::Type*");
+    if (B.kind() == Binding::Kind::Fragment &&
+        B.granularity() == Granularity::Type)
+      return B.text();
+    return wrongKind(Site, B, "an llvm::Type* or a type fragment");
   case AntiquoteKind::Const:
     return value(Site, B, /*AllowNames=*/false);
   case AntiquoteKind::Opr:
@@ -317,6 +388,8 @@ Expected<std::string> Splicer::render(const AntiquoteSite &Site,
   case AntiquoteKind::Label:
     if (B.kind() == Binding::Kind::Name)
       return "%" + llvmName(B.text());
+    if (B.kind() == Binding::Kind::Value)
+      return "%" + llvmName(boundValueName(Site.Name));
     return wrongKind(Site, B, "a name (a string)");
   case AntiquoteKind::LabelDef:
     if (B.kind() == Binding::Kind::Name)

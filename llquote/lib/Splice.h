@@ -34,6 +34,13 @@ struct AntiquoteSite {
 
 std::vector<AntiquoteSite> collectAntiquotes(const SyntaxTree &Tree);
 
+/// The local name an llvm::Value bound to antiquote \p Name stands for in
+/// the spliced text (element \p Index of a list, for $args).
+inline std::string boundValueName(llvm::StringRef Name, int Index = -1) {
+  std::string S = "llq.bound." + Name.str();
+  return Index < 0 ? S : S + "." + std::to_string(Index);
+}
+
 /// Every local name the template writes (values and labels, without '%'),
 /// with the place of its first occurrence.
 llvm::StringMap<uint32_t> collectLocalNamesOf(const SyntaxTree &Tree);

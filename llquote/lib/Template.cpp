@@ -5,23 +5,169 @@
 // a SourceMgr of its own, and its diagnostics are moved from template lines
 // and columns to those of the C++ file.
 //
+// A template smaller than a module is read inside a wrapper: module text
+// around it that makes it one (a function around instructions, say). The
+// wrapper's text before the template ends in a newline, so the template's
+// lines and columns are those of the wrapped text shifted by a number of
+// bytes; diagnostics in the wrapper itself are put at the template's start
+// or end. Emitting reads the wrapper into the target module, whose globals
+// and types it then uses, and moves its instructions into the function being
+// built:
+//
+//   define <ret> @llq.quote(<one parameter per value of the environment>) {
+//   llq.entry:                 ; instruction and terminator templates only
+//     <the template>
+//   llq.exit:                  ; where control falls off the template's end
+//     call void (...) @llq.live(<the environment's values here>)
+//     unreachable
+//   <one stub block per block of the environment>
+//   }
+//
 //===----------------------------------------------------------------------===//
 
 #include "llquote/Template.h"
+#include "Assemble.h"
 #include "FindTemplates.h"
 #include "Parse.h"
 #include "Splice.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/ValueSymbolTable.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 #include <mutex>
 
 using namespace llq;
 using namespace llvm;
 
+namespace {
+/// A template inside its wrapper: the template starts at byte Begin.
+struct Wrapped {
+  std::string Text;
+  size_t Begin = 0;
+};
+
+bool emits(Granularity G) {
+  return G == Granularity::Instructions || G == Granularity::Terminator ||
+         G == Granularity::Blocks;
+}
+
+bool isTerminator(Opcode Op) {
+  switch (Op) {
+  case Opcode::Ret: case Opcode::Br: case Opcode::Switch:
+  case Opcode::IndirectBr: case Opcode::Invoke: case Opcode::CallBr:
+  case Opcode::Resume: case Opcode::Unreachable: case Opcode::CleanupRet:
+  case Opcode::CatchRet: case Opcode::CatchSwitch:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// The name a `%name` or `%"quoted\22name"` token gives its value.
+std::string localNameOf(StringRef Token) {
+  Token.consume_front("%");
+  Token.consume_back(":");
+  if (!Token.consume_front("\"") || !Token.consume_back("\""))
+    return Token.str();
+  std::string Out;
+  for (size_t I = 0; I < Token.size(); ++I) {
+    if (Token[I] == '\\' && I + 2 < Token.size() && isHexDigit(Token[I + 1]) &&
+        isHexDigit(Token[I + 2])) {
+      Out += static_cast<char>(hexFromNibbles(Token[I + 1], Token[I + 2]));
+      I += 2;
+    } else {
+      Out += Token[I];
+    }
+  }
+  return Out;
+}
+
+/// `name` as LLVM writes a local or global name after its sigil.
+std::string asmName(StringRef Name) {
+  bool Plain = !Name.empty();
+  for (char C : Name)
+    Plain &= isAlnum(C) || C == '-' || C == '$' || C == '.' || C == '_';
+  if (Plain && (all_of(Name, isDigit) || !isDigit(Name[0])))
+    return Name.str();
+  std::string S = "\"";
+  for (unsigned char C : Name) {
+    if (C == '"' || C == '\\' || !isPrint(C)) {
+      S += '\\';
+      S += hexdigit(C >> 4, /*LowerCase=*/false);
+      S += hexdigit(C & 15, /*LowerCase=*/false);
+    } else {
+      S += static_cast<char>(C);
+    }
+  }
+  return S + "\"";
+}
+
+std::string printed(const Type *T) {
+  std::string S;
+  raw_string_ostream OS(S);
+  T->print(OS);
+  return S;
+}
+
+/// A global name that \p M does not use yet, starting with \p Stem.
+std::string freshGlobal(const Module &M, StringRef Stem) {
+  std::string Name = Stem.str();
+  for (unsigned N = 1; M.getNamedValue(Name); ++N)
+    Name = (Stem + "." + Twine(N)).str();
+  return Name;
+}
+} // namespace
+
 struct Template::Impl {
   std::string Text, File;
   unsigned Line, Column;
+  Granularity G;
   std::once_flag Parsed;
   std::optional<std::vector<SMDiagnostic>> ParseError;
+  // What the template's own text says, found by the first parse.
+  std::vector<AntiquoteSite> Sites;    ///< Offsets into Text.
+  StringMap<uint32_t> Names;           ///< Local names, first occurrence.
+  StringMap<unsigned> Defs;            ///< Local names defined, how often.
+  StringMap<uint32_t> Uses;            ///< Local names read, first read.
+  bool EndsInTerminator = false;
+
+  /// The wrapper for syntax checks; emit() builds its own with parameters.
+  Wrapped wrapForCheck() const {
+    switch (G) {
+    case Granularity::Module:
+    case Granularity::Definitions:
+    case Granularity::Global:
+      return {Text, 0};
+    case Granularity::Instructions:
+    case Granularity::Terminator:
+      return wrap("define void @llq.quote() {\nllq.entry:\n",
+                  "\nllq.exit:\n  unreachable\n}\n");
+    case Granularity::Blocks:
+      return wrap("define void @llq.quote() {\n",
+                  "\nllq.exit:\n  unreachable\n}\n");
+    case Granularity::Type:
+      return wrap("%llq.quote = type\n", "\n");
+    case Granularity::Operand:
+      return wrapOperand("", "llq.use");
+    case Granularity::Text:
+      break;
+    }
+    llvm_unreachable("templates have a granularity");
+  }
+
+  Wrapped wrap(StringRef Before, StringRef After) const {
+    return {(Before + Text + After).str(), Before.size()};
+  }
+
+  Wrapped wrapOperand(StringRef Params, StringRef Use) const {
+    return wrap(("define void @llq.quote(" + Params +
+                 ") {\nllq.entry:\n  call void (...) @" + Use + "(\n")
+                    .str(),
+                ("\n)\n  unreachable\n}\ndeclare void @" + Use + "(...)\n")
+                    .str());
+  }
 
   /// A diagnostic of the template buffer, at the C++ file's line and column.
   SMDiagnostic toCpp(const SMDiagnostic &D) const {
@@ -43,35 +189,213 @@ struct Template::Impl {
     return mapDiagnostics(std::move(E),
                           [&](const SMDiagnostic &D) { return toCpp(D); });
   }
+
+  /// Moves diagnostics in the wrapped buffer \p WID to the template buffer
+  /// \p TID, and on to the C++ file.
+  Error fromWrapper(Error E, const SourceMgr &SM, unsigned WID, unsigned TID,
+                    size_t Begin) const {
+    const MemoryBuffer *W = SM.getMemoryBuffer(WID);
+    auto Move = [&](const SMDiagnostic &D) {
+      const char *P = D.getLoc().getPointer();
+      if (!P || P < W->getBufferStart() || P > W->getBufferEnd())
+        return toCpp(D);
+      size_t Off = static_cast<size_t>(P - W->getBufferStart());
+      Off = Off < Begin ? 0 : std::min(Off - Begin, Text.size());
+      return toCpp(SM.GetMessage(locAt(SM, TID, static_cast<uint32_t>(Off)),
+                                 D.getKind(), D.getMessage()));
+    };
+    return mapDiagnostics(std::move(E), Move);
+  }
+
+  /// An error at byte \p Offset of the template, in C++ coordinates.
+  Error errorAt(uint32_t Offset, const Twine &Message) const {
+    SourceMgr SM;
+    unsigned ID = SM.AddNewSourceBuffer(
+        MemoryBuffer::getMemBufferCopy(Text, File), SMLoc());
+    return toCpp(makeError(SM, locAt(SM, ID, Offset), Message));
+  }
+
+  Error parse();
+  Error checkShape(const SyntaxTree &Tree, size_t Begin);
+  void collectNames(const SyntaxTree &Tree, size_t Begin);
+  Error checkBindings(const Bindings &Bound, bool ValuesAllowed) const;
+  Expected<LoweredText> splice(const Bindings &Bound, SourceMgr &SM,
+                               unsigned TID) const;
 };
 
+Error Template::Impl::parse() {
+  Wrapped W = wrapForCheck();
+  SourceMgr SM;
+  unsigned TID = SM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(Text, File), SMLoc());
+  unsigned WID = SM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(W.Text, File), SMLoc());
+  SyntaxTree Tree(SM.getMemoryBuffer(WID)->getBuffer());
+  if (Error E = parseSyntax(Tree, SM, WID))
+    return fromWrapper(std::move(E), SM, WID, TID, W.Begin);
+  if (Error E = checkShape(Tree, W.Begin))
+    return fromWrapper(std::move(E), SM, WID, TID, W.Begin);
+  for (AntiquoteSite Site : collectAntiquotes(Tree)) {
+    Site.Range.Begin -= W.Begin;
+    Site.Range.End -= W.Begin;
+    Sites.push_back(std::move(Site));
+  }
+  collectNames(Tree, W.Begin);
+  return Error::success();
+}
+
+/// A template of a granularity holds only what that granularity may.
+Error Template::Impl::checkShape(const SyntaxTree &Tree, size_t Begin) {
+  SourceMgr SM;
+  unsigned ID = SM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(Text, File), SMLoc());
+  auto Inside = [&](const Node *N) { return N->Range.Begin >= Begin; };
+  auto At = [&](const Node *N, const Twine &Message) {
+    return toCpp(makeError(SM, locAt(SM, ID, N->Range.Begin - Begin), Message));
+  };
+  if (G == Granularity::Global) {
+    unsigned N = 0;
+    for (const Node *Top = Tree.Root->First; Top; Top = Top->Next) {
+      bool IsGlobal =
+          Top->is(NodeKind::GlobalVar) || Top->is(NodeKind::Alias) ||
+          Top->is(NodeKind::IFunc) || Top->is(NodeKind::Define) ||
+          Top->is(NodeKind::Declare) ||
+          (Top->is(NodeKind::Antiquote) &&
+           static_cast<AntiquoteKind>(Top->Sub) == AntiquoteKind::Def);
+      if (!IsGlobal)
+        return At(Top, "a global template holds one global variable, alias, "
+                       "ifunc or function, and nothing else");
+      if (++N == 2)
+        return At(Top, "a global template holds one global value; this is a "
+                       "second one (use LLQ_DEFINITIONS for several)");
+    }
+    if (N == 0)
+      return errorAt(0, "a global template holds one global value; this one "
+                        "is empty");
+  }
+  if (G != Granularity::Instructions && G != Granularity::Terminator)
+    return Error::success();
+  const Node *Define = Tree.Root->First;
+  const Node *Body = Define ? Define->Last : nullptr;
+  if (!Body || !Body->is(NodeKind::Body))
+    return Error::success();
+  std::vector<const Node *> Items;
+  for (const Node *C = Body->First; C; C = C->Next)
+    if (Inside(C) && C->Range.Begin < Begin + Text.size())
+      Items.push_back(C);
+  for (const Node *C : Items)
+    if (C->is(NodeKind::Label) ||
+        (C->is(NodeKind::Antiquote) &&
+         static_cast<AntiquoteKind>(C->Sub) == AntiquoteKind::LabelDef))
+      return At(C, Twine(G == Granularity::Terminator ? "a terminator"
+                                                      : "an instruction") +
+                       " template holds no block labels; use LLQ_BLOCKS for "
+                       "blocks");
+  if (!Items.empty() && Items.back()->is(NodeKind::Inst))
+    EndsInTerminator = isTerminator(static_cast<Opcode>(Items.back()->Sub));
+  if (G != Granularity::Terminator)
+    return Error::success();
+  bool One = Items.size() == 1;
+  if (One && Items[0]->is(NodeKind::Antiquote))
+    return Error::success(); // An $instr:, checked when it is bound.
+  if (!One || !Items[0]->is(NodeKind::Inst) || !EndsInTerminator)
+    return errorAt(Items.empty() ? 0 : Items[0]->Range.Begin - Begin,
+                   "a terminator template holds exactly one terminator "
+                   "instruction (ret, br, switch, ...)");
+  return Error::success();
+}
+
+void Template::Impl::collectNames(const SyntaxTree &Tree, size_t Begin) {
+  SmallVector<const Node *, 64> Stack{Tree.Root};
+  size_t End = Begin + Text.size();
+  while (!Stack.empty()) {
+    const Node *N = Stack.pop_back_val();
+    for (const Node *C = N->First; C; C = C->Next)
+      Stack.push_back(C);
+    if (N->Range.Begin < Begin || N->Range.Begin >= End)
+      continue;
+    uint32_t At = static_cast<uint32_t>(N->Range.Begin - Begin);
+    bool Def = N->is(NodeKind::LocalDef) || N->is(NodeKind::Label);
+    bool Use = N->is(NodeKind::LocalRef) || N->is(NodeKind::LabelRef);
+    if (!Def && !Use)
+      continue;
+    std::string Name = localNameOf(Tree.text(N));
+    auto [It, New] = Names.try_emplace(Name, At);
+    if (!New)
+      It->second = std::min(It->second, At);
+    if (Def) {
+      ++Defs[Name];
+    } else {
+      auto [U, NewUse] = Uses.try_emplace(Name, At);
+      if (!NewUse)
+        U->second = std::min(U->second, At);
+    }
+  }
+}
+
+/// Every antiquote is bound, and llvm::Values are bound only for emit().
+Error Template::Impl::checkBindings(const Bindings &Bound,
+                                   bool ValuesAllowed) const {
+  for (const AntiquoteSite &Site : Sites) {
+    auto It = Bound.find(Site.Name);
+    if (It == Bound.end())
+      return errorAt(Site.Range.Begin,
+                     "unbound antiquote '$" + antiquoteKindName(Site.Kind) +
+                         ":" + Site.Name + "': nothing is bound to '" +
+                         Site.Name + "'");
+    const Binding &B = It->second;
+    bool HasValue = B.kind() == Binding::Kind::Value;
+    for (const Binding &E : B.list())
+      HasValue |= E.kind() == Binding::Kind::Value;
+    if (HasValue && !ValuesAllowed)
+      return errorAt(Site.Range.Begin,
+                     "'" + Site.Name + "' is bound to an llvm::Value of a "
+                     "function, which only a template emitted into that "
+                     "function takes; bind a constant, or use emit()");
+  }
+  return Error::success();
+}
+
+/// The template's text with \p Bound spliced in, mapped to the template.
+Expected<LoweredText> Template::Impl::splice(const Bindings &Bound,
+                                             SourceMgr &SM,
+                                             unsigned TID) const {
+  if (Sites.empty()) {
+    LoweredText L;
+    L.Storage = Text;
+    L.Map.addVerbatim(0, 0, static_cast<uint32_t>(Text.size()));
+    return L;
+  }
+  return spliceAntiquotes(Text, Sites, Bound, Names, SM, TID);
+}
+
 Template::Template(StringRef Text, StringRef File, unsigned Line,
-                   unsigned Column)
+                   unsigned Column, Granularity G)
     : P(std::make_unique<Impl>()) {
   P->Text = Text.str();
   P->File = File.str();
   P->Line = Line;
   P->Column = Column;
+  P->G = G == Granularity::Text ? Granularity::Module : G;
 }
 
 Template::Template(StringRef Text, StringRef File, unsigned Line,
-                   MacroLine Which)
+                   MacroLine Which, Granularity G)
     : Template(Text, File,
                Which == MacroLine::First
                    ? Line
-                   : Line - std::min<unsigned>(Line - 1, Text.count('\n'))) {}
+                   : Line - std::min<unsigned>(Line - 1, Text.count('\n')),
+               1, G) {}
 
 Template::~Template() = default;
 
 StringRef Template::text() const { return P->Text; }
 
+Granularity Template::granularity() const { return P->G; }
+
 Error Template::check() const {
   std::call_once(P->Parsed, [&] {
-    SourceMgr SM;
-    unsigned ID = SM.AddNewSourceBuffer(
-        MemoryBuffer::getMemBufferCopy(P->Text, P->File), SMLoc());
-    SyntaxTree Tree(SM.getMemoryBuffer(ID)->getBuffer());
-    if (Error E = parseSyntax(Tree, SM, ID))
+    if (Error E = P->parse())
       handleAllErrors(std::move(E), [&](const DiagnosticError &D) {
         P->ParseError = D.diagnostics();
       });
@@ -81,13 +405,25 @@ Error Template::check() const {
   auto E = std::make_unique<DiagnosticError>(P->ParseError->front());
   for (size_t I = 1; I < P->ParseError->size(); ++I)
     E->addNote((*P->ParseError)[I]);
-  return P->toCpp(Error(std::move(E)));
+  return Error(std::move(E));
+}
+
+/// An error for a template used in a way its granularity is not.
+static Error wrongUse(const Template &T, StringRef Use, StringRef Takes) {
+  return createStringError(
+      inconvertibleErrorCode(),
+      Twine(Use) + " takes " + Takes + " templates, and this is " +
+          describe(T.granularity()) + " template:\n" + T.text());
 }
 
 Expected<std::unique_ptr<Module>>
 Template::instantiate(LLVMContext &Ctx, const Bindings &Bound,
                       FrontendOptions Opts) const {
+  if (P->G != Granularity::Module)
+    return wrongUse(*this, "instantiate()", "module");
   if (Error E = check())
+    return std::move(E);
+  if (Error E = P->checkBindings(Bound, /*ValuesAllowed=*/false))
     return std::move(E);
   SourceMgr SM;
   unsigned ID = SM.AddNewSourceBuffer(
@@ -97,6 +433,434 @@ Template::instantiate(LLVMContext &Ctx, const Bindings &Bound,
   if (M)
     return M;
   return P->toCpp(M.takeError());
+}
+
+Expected<std::vector<GlobalValue *>>
+Template::instantiateInto(Module &M, const Bindings &Bound,
+                          FrontendOptions Opts) const {
+  if (P->G != Granularity::Module && P->G != Granularity::Definitions &&
+      P->G != Granularity::Global)
+    return wrongUse(*this, "instantiateInto()", "definitions, global and module");
+  if (Error E = check())
+    return std::move(E);
+  if (Error E = P->checkBindings(Bound, /*ValuesAllowed=*/false))
+    return std::move(E);
+  SourceMgr SM;
+  unsigned ID = SM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(P->Text, P->File), SMLoc());
+  Opts.Bound = &Bound;
+  Expected<std::vector<GlobalValue *>> New = parseInto(SM, ID, M, Opts);
+  if (New)
+    return New;
+  return P->toCpp(New.takeError());
+}
+
+Expected<Type *> Template::instantiateType(Module &M,
+                                           const Bindings &Bound) const {
+  if (P->G != Granularity::Type)
+    return wrongUse(*this, "instantiateType()", "type");
+  if (Error E = check())
+    return std::move(E);
+  if (Error E = P->checkBindings(Bound, /*ValuesAllowed=*/false))
+    return std::move(E);
+  SourceMgr SM;
+  unsigned ID = SM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(P->Text, P->File), SMLoc());
+  Expected<LoweredText> Spliced = P->splice(Bound, SM, ID);
+  if (!Spliced)
+    return P->toCpp(Spliced.takeError());
+  Expected<Type *> T = assembleType(*Spliced, SM, ID, M);
+  if (T)
+    return T;
+  return P->toCpp(T.takeError());
+}
+
+Expected<Type *> Template::instantiateType(LLVMContext &Ctx,
+                                           const Bindings &Bound) const {
+  Module Scratch("llq.type", Ctx);
+  return instantiateType(Scratch, Bound);
+}
+
+/// Deletes what a wrapper left in the module.
+static void eraseWrapper(Module &M, StringRef Quote, StringRef Live) {
+  for (StringRef Name : {Quote, Live})
+    if (Function *F = M.getFunction(Name)) {
+      F->dropAllReferences();
+      F->eraseFromParent();
+    }
+}
+
+Expected<Value *> Template::instantiateOperand(Module &M, const Bindings &Bound,
+                                               const Values &Env) const {
+  if (P->G != Granularity::Operand)
+    return wrongUse(*this, "instantiateOperand()", "operand");
+  if (Error E = check())
+    return std::move(E);
+  if (Error E = P->checkBindings(Bound, /*ValuesAllowed=*/false))
+    return std::move(E);
+  std::string Quote = freshGlobal(M, "llq.quote");
+  std::string Use = freshGlobal(M, "llq.use");
+  std::string Params;
+  std::vector<Value *> Args;
+  for (const auto &[Name, V] : Env) {
+    if (!V || isa<BasicBlock>(V))
+      continue;
+    Params += (Params.empty() ? "" : ", ") + printed(V->getType()) + " %" +
+              asmName(Name);
+    Args.push_back(V);
+  }
+  Wrapped W = P->wrapOperand(Params, Use);
+  W.Text.replace(W.Text.find("@llq.quote"), strlen("@llq.quote"),
+                 "@" + asmName(Quote));
+  SourceMgr SM;
+  unsigned TID = SM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(P->Text, P->File), SMLoc());
+  unsigned WID = SM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(W.Text, P->File), SMLoc());
+  FrontendOptions Opts;
+  Opts.Verify = false;
+  Opts.Bound = &Bound;
+  Opts.Spliced = true;
+  if (Error E = parseInto(SM, WID, M, Opts).takeError())
+    return P->fromWrapper(std::move(E), SM, WID, TID, W.Begin);
+  auto *Call = cast<CallInst>(&M.getFunction(Quote)->getEntryBlock().front());
+  if (Call->arg_size() != 1) {
+    eraseWrapper(M, Quote, Use);
+    return P->errorAt(0, "an operand template holds one typed operand, and "
+                         "this one holds " + Twine(Call->arg_size()));
+  }
+  Value *Result = Call->getArgOperand(0);
+  if (auto *A = dyn_cast<Argument>(Result))
+    Result = Args[A->getArgNo()];
+  eraseWrapper(M, Quote, Use);
+  return Result;
+}
+
+Expected<Fragment> Template::fragment(const Bindings &Bound,
+                                      std::vector<std::string> Outputs) const {
+  if (Error E = check())
+    return std::move(E);
+  if (Error E = P->checkBindings(Bound, /*ValuesAllowed=*/false))
+    return std::move(E);
+  SourceMgr SM;
+  unsigned ID = SM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(P->Text, P->File), SMLoc());
+  Expected<LoweredText> Spliced = P->splice(Bound, SM, ID);
+  if (!Spliced)
+    return P->toCpp(Spliced.takeError());
+  Fragment F(Spliced->text().str(), std::move(Outputs),
+             P->File + ":" + std::to_string(P->Line), P->G);
+  if (P->G == Granularity::Operand) {
+    // The operand without its type, for $opr: the value of the one typed
+    // operand, found by reading the spliced text.
+    std::string Wrapped = "declare void @llq.quote(...)\ndefine void @f() {\n"
+                          "  call void (...) @llq.quote(" + F.Text + ")\n"
+                          "  unreachable\n}\n";
+    SourceMgr WSM;
+    unsigned WID = WSM.AddNewSourceBuffer(
+        MemoryBuffer::getMemBufferCopy(Wrapped, P->File), SMLoc());
+    SyntaxTree Tree(WSM.getMemoryBuffer(WID)->getBuffer());
+    if (Error E = parseSyntax(Tree, WSM, WID))
+      return P->errorAt(0, "the spliced operand does not read as one: " +
+                               toString(std::move(E)));
+    SmallVector<const Node *, 32> Stack{Tree.Root};
+    while (!Stack.empty()) {
+      const Node *N = Stack.pop_back_val();
+      if (N->is(NodeKind::TypedValue) && N->Last != N->First) {
+        F.Untyped = Tree.text(N->Last).str();
+        break;
+      }
+      for (const Node *C = N->First; C; C = C->Next)
+        Stack.push_back(C);
+    }
+  }
+  return F;
+}
+
+namespace {
+/// Builds the wrapper emit() reads, and takes what it read apart.
+class Emitter {
+public:
+  Emitter(const Template::Impl &P, IRBuilderBase &B, const Values &Env)
+      : P(P), B(B), Env(Env) {}
+  Expected<Emitted> run(const Bindings &Bound, FrontendOptions Opts);
+
+private:
+  Error checkEnvironment(const Bindings &Bound);
+  Wrapped wrapper() const;
+  Emitted takeApart();
+
+  const Template::Impl &P;
+  IRBuilderBase &B;
+  const Values &Env;
+  BasicBlock *BB = nullptr;
+  Function *F = nullptr;
+  Module *M = nullptr;
+  std::string Quote, Live;
+  /// Parameters of the wrapper: its name and the value it stands for (null
+  /// for a filler that keeps numbered names in sequence).
+  std::vector<std::pair<std::string, Value *>> Params;
+  /// Stub blocks: the name and the block of the function.
+  std::vector<std::pair<std::string, BasicBlock *>> Stubs;
+  bool WithLive = false;
+};
+} // namespace
+
+Error Emitter::checkEnvironment(const Bindings &Bound) {
+  auto Check = [&](StringRef Name, Value *V) -> Error {
+    std::string Why;
+    if (!V)
+      Why = "is null";
+    else if (auto *I = dyn_cast<Instruction>(V); I && I->getFunction() != F)
+      Why = "is an instruction of another function";
+    else if (auto *A = dyn_cast<Argument>(V); A && A->getParent() != F)
+      Why = "is an argument of another function";
+    else if (auto *Blk = dyn_cast<BasicBlock>(V); Blk && Blk->getParent() != F)
+      Why = "is a block of another function";
+    else if (isa<BasicBlock>(V) && all_of(Name, isDigit))
+      Why = "is a block, and blocks of the environment need names that are "
+            "not numbers";
+    else if (isa<GlobalValue>(V) == false && isa<Constant>(V) == false &&
+             !isa<Instruction>(V) && !isa<Argument>(V) && !isa<BasicBlock>(V))
+      Why = "is neither a constant nor a value of the function";
+    if (Why.empty())
+      return Error::success();
+    return createStringError(inconvertibleErrorCode(),
+                             P.File + ":" + std::to_string(P.Line) +
+                                 ": error: the environment's '%" + Name + "' " +
+                                 Why);
+  };
+  for (const auto &[Name, V] : Env)
+    if (Error E = Check(Name, V))
+      return E;
+  for (const auto &[Name, Bind] : Bound) {
+    if (Bind.kind() == Binding::Kind::Value)
+      if (Error E = Check(Name, Bind.value()))
+        return E;
+    int I = 0;
+    for (const Binding &E : Bind.list())
+      if (E.kind() == Binding::Kind::Value)
+        if (Error Err = Check((Name + "." + Twine(I++)).str(), E.value()))
+          return Err;
+  }
+  // A name the template reads must be defined by it or given.
+  for (const auto &[Name, At] : P.Uses)
+    if (!P.Defs.count(Name) && !Env.count(Name))
+      return P.errorAt(At, "'%" + Name + "' is not defined in the template, "
+                           "and the environment gives no value for it");
+  // Parameters: numbered names in sequence, then the others.
+  unsigned Numbered = 0;
+  for (const auto &[Name, V] : Env)
+    if (!isa<BasicBlock>(V) && all_of(Name, isDigit) && !Name.empty())
+      Numbered = std::max(Numbered, unsigned(std::stoul(Name.str()) + 1));
+  for (unsigned N = 0; N < Numbered; ++N)
+    Params.push_back({std::to_string(N), Env.lookup(std::to_string(N))});
+  for (const auto &[Name, V] : Env) {
+    if (auto *Blk = dyn_cast<BasicBlock>(V))
+      Stubs.push_back({Name.str(), Blk});
+    else if (!all_of(Name, isDigit))
+      Params.push_back({Name.str(), V});
+  }
+  for (const auto &[Name, Bind] : Bound) {
+    auto Add = [&](std::string Local, Value *V) {
+      if (auto *Blk = dyn_cast<BasicBlock>(V))
+        Stubs.push_back({Local, Blk});
+      else
+        Params.push_back({Local, V});
+    };
+    if (Bind.kind() == Binding::Kind::Value)
+      Add(boundValueName(Name), Bind.value());
+    int I = 0;
+    for (const Binding &E : Bind.list()) {
+      if (E.kind() == Binding::Kind::Value)
+        Add(boundValueName(Name, I), E.value());
+      ++I;
+    }
+  }
+  // Keep the parameter order stable: StringMap order is not.
+  std::stable_sort(Params.begin() + Numbered, Params.end(),
+                   [](auto &L, auto &R) { return L.first < R.first; });
+  std::sort(Stubs.begin(), Stubs.end(),
+            [](auto &L, auto &R) { return L.first < R.first; });
+  WithLive = P.G == Granularity::Blocks ||
+             (P.G == Granularity::Instructions && !P.EndsInTerminator);
+  return Error::success();
+}
+
+Wrapped Emitter::wrapper() const {
+  std::string Head = "define " + printed(F->getReturnType()) + " @" +
+                     asmName(Quote) + "(";
+  std::string LiveArgs;
+  for (size_t I = 0; I < Params.size(); ++I) {
+    const auto &[Name, V] = Params[I];
+    std::string Ty = V ? printed(V->getType()) : "i8";
+    Head += (I ? ", " : "") + Ty + " %" + asmName(Name);
+    if (V)
+      LiveArgs += (LiveArgs.empty() ? "" : ", ") + Ty + " %" + asmName(Name);
+  }
+  Head += ") {\n";
+  if (P.G != Granularity::Blocks)
+    Head += "llq.entry:\n";
+  std::string Tail = "\nllq.exit:\n";
+  if (WithLive)
+    Tail += "  call void (...) @" + asmName(Live) + "(" + LiveArgs + ")\n";
+  Tail += "  unreachable\n";
+  for (const auto &[Name, Blk] : Stubs)
+    Tail += asmName(Name) + ":\n  unreachable\n";
+  Tail += "}\ndeclare void @" + asmName(Live) + "(...)\n";
+  return P.wrap(Head, Tail);
+}
+
+Expected<Emitted> Emitter::run(const Bindings &Bound, FrontendOptions Opts) {
+  BB = B.GetInsertBlock();
+  F = BB ? BB->getParent() : nullptr;
+  M = F ? F->getParent() : nullptr;
+  if (!M)
+    return createStringError(inconvertibleErrorCode(),
+                             P.File + ":" + std::to_string(P.Line) +
+                                 ": error: emit() needs an IRBuilder inserting "
+                                 "into a block of a function of a module");
+  if (Error E = P.checkBindings(Bound, /*ValuesAllowed=*/true))
+    return std::move(E);
+  if (Error E = checkEnvironment(Bound))
+    return std::move(E);
+  Quote = freshGlobal(*M, "llq.quote");
+  Live = freshGlobal(*M, "llq.live");
+  Wrapped W = wrapper();
+  SourceMgr SM;
+  unsigned TID = SM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(P.Text, P.File), SMLoc());
+  unsigned WID = SM.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(W.Text, P.File), SMLoc());
+  Opts.Verify = false; // The function is still being built.
+  Opts.Bound = &Bound;
+  Opts.Spliced = true; // The environment's names may be reassigned.
+  if (Error E = parseInto(SM, WID, *M, Opts).takeError())
+    return P.fromWrapper(std::move(E), SM, WID, TID, W.Begin);
+  return takeApart();
+}
+
+Emitted Emitter::takeApart() {
+  Emitted Out;
+  LLVMContext &Ctx = M->getContext();
+  Function *WF = M->getFunction(Quote);
+  BasicBlock *Exit = nullptr;
+  StringMap<BasicBlock *> StubBlocks;
+  for (BasicBlock &Blk : *WF) {
+    if (Blk.getName() == "llq.exit")
+      Exit = &Blk;
+    for (const auto &[Name, Target] : Stubs)
+      if (Blk.getName() == Name)
+        StubBlocks[Name] = &Blk;
+  }
+  // What the template defines, by name, before anything moves.
+  for (const auto &[Name, Count] : P.Defs)
+    if (Count == 1)
+      if (Value *V = WF->getValueSymbolTable()->lookup(Name))
+        Out.Defined[Name] = V;
+  // The environment's values after the template: the live call's arguments.
+  CallInst *LiveCall =
+      WithLive ? cast<CallInst>(Exit->getFirstNonPHI()) : nullptr;
+  unsigned I = 0;
+  for (const auto &[Name, V] : Params) {
+    if (!V)
+      continue;
+    Value *After = LiveCall ? LiveCall->getArgOperand(I++) : V;
+    if (!StringRef(Name).starts_with("llq.bound."))
+      Out.Defined[Name] = After;
+  }
+  if (LiveCall)
+    LiveCall->eraseFromParent();
+  for (auto &Entry : Out.Defined)
+    if (auto *A = dyn_cast<Argument>(Entry.second); A && A->getParent() == WF)
+      Entry.second = Params[A->getArgNo()].second;
+  // Parameters become the values they stand for, stubs the blocks.
+  for (Argument &A : WF->args())
+    if (Value *V = Params[A.getArgNo()].second)
+      A.replaceAllUsesWith(V);
+  for (const auto &[Name, Target] : Stubs) {
+    BasicBlock *Stub = StubBlocks.lookup(Name);
+    for (BasicBlock &Blk : *WF)
+      for (PHINode &Phi : Blk.phis())
+        for (unsigned K = 0; K < Phi.getNumIncomingValues(); ++K)
+          if (Phi.getIncomingBlock(K) == Stub)
+            Phi.setIncomingBlock(K, Target);
+    while (!Stub->use_empty())
+      Stub->use_begin()->set(Target);
+    Stub->eraseFromParent();
+  }
+  Exit->getTerminator()->eraseFromParent(); // Its `unreachable`.
+  bool ExitReached = !Exit->hasNPredecessors(0) || !Exit->phis().empty();
+  std::vector<BasicBlock *> Inner;
+  for (BasicBlock &Blk : *WF)
+    if (&Blk != Exit)
+      Inner.push_back(&Blk);
+  auto MoveBlock = [&](BasicBlock *Blk, BasicBlock *Before) {
+    Blk->removeFromParent();
+    Blk->insertInto(F, Before);
+    Out.Blocks.push_back(Blk);
+  };
+
+  if (P.G == Granularity::Blocks) {
+    BasicBlock *Before = BB->getNextNode();
+    for (BasicBlock *Blk : Inner)
+      MoveBlock(Blk, Before);
+    if (ExitReached) {
+      Exit->setName("");
+      MoveBlock(Exit, Before);
+      B.SetInsertPoint(Exit);
+    }
+  } else if (Inner.size() == 1 && Exit->phis().empty()) {
+    // Straight-line code: its instructions go before the insertion point.
+    BasicBlock *Entry = Inner.front();
+    auto *Br = dyn_cast_or_null<BranchInst>(Entry->getTerminator());
+    if (Br && Br->isUnconditional() && Br->getSuccessor(0) == Exit)
+      Br->eraseFromParent();
+    auto IP = B.GetInsertPoint();
+    while (!Entry->empty()) {
+      Instruction &Inst = Entry->front();
+      Inst.moveBefore(*BB, IP);
+      Out.Instructions.push_back(&Inst);
+    }
+  } else {
+    // Control flow: the insertion block is split at the insertion point.
+    BasicBlock *Entry = Inner.front();
+    auto IP = B.GetInsertPoint();
+    BasicBlock *Cont = BasicBlock::Create(
+        Ctx, BB->hasName() ? BB->getName() + ".cont" : "", F,
+        BB->getNextNode());
+    Cont->splice(Cont->end(), BB, IP, BB->end());
+    if (Instruction *T = Cont->getTerminator())
+      for (BasicBlock *Succ : successors(T))
+        Succ->replacePhiUsesWith(BB, Cont);
+    if (Instruction *T = Entry->getTerminator())
+      for (BasicBlock *Succ : successors(T))
+        Succ->replacePhiUsesWith(Entry, BB);
+    BB->splice(BB->end(), Entry);
+    for (size_t K = 1; K < Inner.size(); ++K)
+      MoveBlock(Inner[K], Cont);
+    if (!Exit->phis().empty()) {
+      Exit->setName("");
+      BranchInst::Create(Cont, Exit);
+      MoveBlock(Exit, Cont);
+    } else {
+      while (!Exit->use_empty())
+        Exit->use_begin()->set(Cont);
+    }
+    Out.Blocks.push_back(Cont);
+    B.SetInsertPoint(Cont, Cont->begin());
+  }
+  eraseWrapper(*M, Quote, Live);
+  return Out;
+}
+
+Expected<Emitted> Template::emit(IRBuilderBase &B, const Bindings &Bound,
+                                 const Values &Env, FrontendOptions Opts) const {
+  if (!emits(P->G))
+    return wrongUse(*this, "emit()", "instruction, terminator and block");
+  if (Error E = check())
+    return std::move(E);
+  return Emitter(*P, B, Env).run(Bound, Opts);
 }
 
 Error llq::checkTemplatesInCpp(StringRef CppSource, StringRef FileName) {
@@ -118,7 +882,7 @@ Error llq::checkTemplatesInCpp(StringRef CppSource, StringRef FileName) {
   }
   Error All = Error::success();
   for (const TemplateSite &Site : *Sites) {
-    Template T(Site.Text, FileName, Site.Line, Site.Column);
+    Template T(Site.Text, FileName, Site.Line, Site.Column, Site.Kind);
     if (Error E = T.check())
       All = joinErrors(std::move(All), std::move(E));
   }

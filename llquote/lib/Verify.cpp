@@ -92,6 +92,35 @@ static void dropOtherVersionDebugInfo(Module &M) {
     M.getContext().diagnose(DiagnosticInfoDebugMetadataVersion(M, Version));
 }
 
+/// The verifier's first complaint about \p F, at its instruction or its
+/// `define`; success if \p F verifies.
+static Error verifyOne(const Function &F, const SyntaxTree &Tree,
+                       const SourceMgr &SM, unsigned BufferID) {
+  std::string FReport;
+  raw_string_ostream FOS(FReport);
+  if (!verifyFunction(F, &FOS))
+    return Error::success();
+  StringRef Message = StringRef(FReport).split('\n').first;
+  const Node *Define = findDefine(Tree, F.getName());
+  if (!Define)
+    return make_error<DiagnosticError>(SMDiagnostic(
+        SM.getMemoryBuffer(BufferID)->getBufferIdentifier(),
+        SourceMgr::DK_Error, Message));
+  const Node *At = findInstruction(F, Define, FReport);
+  return makeError(SM, locAt(SM, BufferID, (At ? At : Define)->Range.Begin),
+                   Message);
+}
+
+Error llq::verifyFunctionsLocated(ArrayRef<Function *> Fs,
+                                  const SyntaxTree &Tree, const SourceMgr &SM,
+                                  unsigned BufferID) {
+  for (Function *F : Fs)
+    if (!F->isDeclaration())
+      if (Error E = verifyOne(*F, Tree, SM, BufferID))
+        return E;
+  return Error::success();
+}
+
 Error llq::verifyLocated(Module &M, const SyntaxTree &Tree,
                          const SourceMgr &SM, unsigned BufferID) {
   dropOtherVersionDebugInfo(M);
@@ -105,20 +134,11 @@ Error llq::verifyLocated(Module &M, const SyntaxTree &Tree,
     }
     return Error::success();
   }
-  for (const Function &F : M) {
+  for (Function &F : M) {
     if (F.isDeclaration())
       continue;
-    std::string FReport;
-    raw_string_ostream FOS(FReport);
-    if (!verifyFunction(F, &FOS))
-      continue;
-    const Node *Define = findDefine(Tree, F.getName());
-    if (!Define)
-      break;
-    const Node *At = findInstruction(F, Define, FReport);
-    StringRef Message = StringRef(FReport).split('\n').first;
-    return makeError(SM, locAt(SM, BufferID, (At ? At : Define)->Range.Begin),
-                     Message);
+    if (Error E = verifyOne(F, Tree, SM, BufferID))
+      return E;
   }
   StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
   return make_error<DiagnosticError>(

@@ -5,6 +5,8 @@
 // definition (and, where it can be found, the instruction) it is about.
 // Breaks: debug info of another version, or malformed, is stripped with a
 // warning through the context's diagnostic handler, as llvm-as does.
+// verifyFunctionsLocated: the same for just the functions \p Fs of a module
+// that is otherwise not the text's (one a template is instantiated into).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,11 @@ namespace llq {
 
 llvm::Error verifyLocated(llvm::Module &M, const SyntaxTree &Tree,
                           const llvm::SourceMgr &SM, unsigned BufferID);
+
+llvm::Error verifyFunctionsLocated(llvm::ArrayRef<llvm::Function *> Fs,
+                                   const SyntaxTree &Tree,
+                                   const llvm::SourceMgr &SM,
+                                   unsigned BufferID);
 
 } // namespace llq
 

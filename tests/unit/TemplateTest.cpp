@@ -173,7 +173,7 @@ TEST_CASE("binding_of_the_wrong_kind_says_what_was_expected") {
   Template T("define void @f() {\n  %x = add $type:t 1, 2\n  ret void\n}\n",
              "k.cpp", 3);
   std::string E = firstError(T.instantiate(Ctx, {{"t", 32}}));
-  CHECK(E.find("k.cpp:4:12: error: antiquote '$type:t' takes an llvm::Type*, "
+  CHECK(E.find("k.cpp:4:12: error: antiquote '$type:t' takes an llvm::Type* or a type fragment, "
                "but 't' is bound to an integer") == 0);
 }
 

@@ -22,6 +22,7 @@
 #include "llvm/IR/Constant.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Type.h"
+#include "llvm/IR/Value.h"
 #include "llvm/TargetParser/Triple.h"
 #include <cstdint>
 #include <initializer_list>
@@ -30,6 +31,23 @@
 #include <vector>
 
 namespace llq {
+
+/// What a template's or a fragment's text is, as in the original quoters:
+/// where it may be spliced, and what instantiating it gives.
+enum class Granularity : uint8_t {
+  Module,       ///< A whole module.
+  Definitions,  ///< Top-level entities added to an existing module.
+  Global,       ///< One global variable, alias, ifunc or function.
+  Blocks,       ///< Basic blocks of a function.
+  Instructions, ///< Instructions; control structures included.
+  Terminator,   ///< One terminator instruction.
+  Type,         ///< A type.
+  Operand,      ///< A typed operand: `i32 %x`, `ptr @g`, `float 1.0`.
+  Text,         ///< Dialect text that the antiquote it is bound to takes.
+};
+
+/// The granularity's name, for diagnostics ("an instruction template").
+const char *describe(Granularity G);
 
 /// A piece of dialect text to splice: instructions, blocks or definitions.
 /// It may use control structures and reassign variables: SSA form is built
@@ -41,19 +59,30 @@ struct Fragment {
   std::string Text;
   std::vector<std::string> Outputs; ///< Template variables it assigns.
   std::string Origin; ///< Where it was written, for notes ("file.cpp:12").
+  /// Text fits any antiquote; a fragment made by Template::fragment() has
+  /// its template's granularity and fits only the antiquotes that take it.
+  Granularity Kind = Granularity::Text;
+  /// For an operand fragment: the operand without its type, for $opr.
+  std::string Untyped;
   explicit Fragment(std::string Text, std::vector<std::string> Outputs = {},
-                    std::string Origin = "")
+                    std::string Origin = "",
+                    Granularity Kind = Granularity::Text)
       : Text(std::move(Text)), Outputs(std::move(Outputs)),
-        Origin(std::move(Origin)) {}
+        Origin(std::move(Origin)), Kind(Kind) {}
 };
 
 class Binding {
 public:
   enum class Kind { Type, Constant, Integer, Float, Bool, Name, DataLayout,
-                    Triple, Fragment, List, Source };
+                    Triple, Fragment, List, Source, Value };
 
   Binding(llvm::Type *T) : K(Kind::Type), Ty(T) {}
   Binding(llvm::Constant *C) : K(Kind::Constant), C(C) {}
+  /// A value of the function being built (an argument, an instruction, a
+  /// block): only Template::emit() splices these. Constants are constants.
+  Binding(llvm::Value *V)
+      : K(llvm::isa<llvm::Constant>(V) ? Kind::Constant : Kind::Value),
+        C(llvm::dyn_cast<llvm::Constant>(V)), V(V) {}
   Binding(bool B) : K(Kind::Bool), Int(64, B) {}
   Binding(int V) : K(Kind::Integer), Int(64, V, /*isSigned=*/true), Signed(true) {}
   Binding(long V) : K(Kind::Integer), Int(64, V, /*isSigned=*/true), Signed(true) {}
@@ -73,7 +102,8 @@ public:
       : K(Kind::DataLayout), Text(DL.getStringRepresentation()) {}
   Binding(const llvm::Triple &T) : K(Kind::Triple), Text(T.str()) {}
   Binding(Fragment F) : K(Kind::Fragment), Text(std::move(F.Text)),
-                        Origin(std::move(F.Origin)), Outputs(std::move(F.Outputs)) {}
+                        Origin(std::move(F.Origin)), Outputs(std::move(F.Outputs)),
+                        Gran(F.Kind), Untyped(std::move(F.Untyped)) {}
   Binding(std::vector<Binding> L) : K(Kind::List), List(std::move(L)) {}
   template <typename T>
   Binding(const std::vector<T> &L) : K(Kind::List) {
@@ -96,6 +126,11 @@ public:
 
   llvm::Type *type() const { return Ty; }
   llvm::Constant *constant() const { return C; }
+  llvm::Value *value() const { return V; }
+  /// A fragment's granularity.
+  Granularity granularity() const { return Gran; }
+  /// An operand fragment's operand without its type.
+  const std::string &untyped() const { return Untyped; }
   const llvm::APInt &integer() const { return Int; }
   bool isSigned() const { return Signed; }
   const llvm::APFloat &floating() const { return FP; }
@@ -108,6 +143,9 @@ private:
   Kind K;
   llvm::Type *Ty = nullptr;
   llvm::Constant *C = nullptr;
+  llvm::Value *V = nullptr;
+  Granularity Gran = Granularity::Text;
+  std::string Untyped;
   llvm::APInt Int;
   bool Signed = false;
   llvm::APFloat FP{0.0};

@@ -47,6 +47,15 @@ llvm::Expected<std::unique_ptr<llvm::Module>>
 parseModule(llvm::SourceMgr &SM, unsigned BufferID, llvm::LLVMContext &Ctx,
             const FrontendOptions &Opts = {});
 
+/// Reads the dialect text in buffer \p BufferID of \p SM into the existing
+/// module \p M: it may use M's globals and named types, and a function or
+/// variable it defines may be declared in M already (the declaration is
+/// replaced). Returns the global values it added, in M's order. The new
+/// functions are verified when \p Opts says so. On error, \p M is as it was.
+llvm::Expected<std::vector<llvm::GlobalValue *>>
+parseInto(llvm::SourceMgr &SM, unsigned BufferID, llvm::Module &M,
+          const FrontendOptions &Opts = {});
+
 /// Convenience form: parses \p Source, naming it \p BufferName in diagnostics.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 parseModuleString(llvm::StringRef Source, llvm::StringRef BufferName,
