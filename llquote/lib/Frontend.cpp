@@ -84,7 +84,8 @@ static Error remapDiagnostics(Error E, const SourceMap &Map, const SourceMgr &SM
 }
 
 /// Adds to an error at an antiquote a note where its binding was written,
-/// when the binding knows (fragments made with LLQ_FRAGMENT).
+/// when the binding knows (fragments made with LLQ_FRAGMENT or from a
+/// template), and otherwise what the binding holds.
 static Error noteBindingOrigin(Error E, const std::vector<AntiquoteSite> &Sites,
                                const Bindings &Bound, const SourceMgr &SM,
                                unsigned BufferID) {
@@ -95,11 +96,52 @@ static Error noteBindingOrigin(Error E, const std::vector<AntiquoteSite> &Sites,
       if (At != Start + Site.Range.Begin)
         continue;
       auto It = Bound.find(Site.Name);
-      if (It != Bound.end() && !It->second.origin().empty())
+      if (It == Bound.end())
+        break;
+      if (!It->second.origin().empty())
         D->addNote(SMDiagnostic(It->second.origin(), SourceMgr::DK_Note,
                                 "the text bound to '" + Site.Name +
                                     "' is written here"));
+      else
+        D->addNote(SMDiagnostic(
+            SM.getMemoryBuffer(BufferID)->getBufferIdentifier(),
+            SourceMgr::DK_Note,
+            "'" + Site.Name + "' is bound to " + describeBound(It->second)));
       break;
+    }
+    return Error(std::move(D));
+  });
+}
+
+/// Moves an error inside text read from a file for a binding (`-D x=@FILE`)
+/// to that file, with a note at the antiquote it was spliced into.
+static Error intoBoundFiles(Error E, const std::vector<SplicedSource> &FromFiles,
+                            const std::vector<AntiquoteSite> &Sites,
+                            const Bindings &Bound, SourceMgr &SM,
+                            unsigned SplicedID, unsigned BufferID) {
+  const MemoryBuffer *Buf = SM.getMemoryBuffer(SplicedID);
+  return handleErrors(std::move(E), [&](std::unique_ptr<DiagnosticError> D)
+                                        -> Error {
+    const char *P = D->error().getLoc().getPointer();
+    if (!P || P < Buf->getBufferStart() || P > Buf->getBufferEnd())
+      return Error(std::move(D));
+    auto Off = static_cast<uint32_t>(P - Buf->getBufferStart());
+    for (const SplicedSource &S : FromFiles) {
+      if (Off < S.Begin || Off > S.End)
+        continue;
+      const AntiquoteSite &Site = Sites[S.Site];
+      const Binding &B = Bound.find(Site.Name)->second;
+      unsigned FileID = SM.AddNewSourceBuffer(
+          MemoryBuffer::getMemBufferCopy(B.text(), B.origin()), SMLoc());
+      auto Moved = std::make_unique<DiagnosticError>(
+          SM.GetMessage(locAt(SM, FileID, Off - S.Begin), D->error().getKind(),
+                        D->error().getMessage()));
+      Moved->addNote(SM.GetMessage(locAt(SM, BufferID, Site.Range.Begin),
+                                   SourceMgr::DK_Note,
+                                   "the text of '" + B.origin() +
+                                       "' is spliced here, for '" + Site.Name +
+                                       "'"));
+      return Error(std::move(Moved));
     }
     return Error(std::move(D));
   });
@@ -123,8 +165,10 @@ static Error parseSpliced(const SyntaxTree &Tree, SourceMgr &SM,
                           unsigned BufferID, Target &T,
                           const FrontendOptions &Opts) {
   std::vector<AntiquoteSite> Sites = collectAntiquotes(Tree);
-  Expected<LoweredText> Spliced = spliceAntiquotes(
-      Tree.Source, Sites, *Opts.Bound, collectLocalNamesOf(Tree), SM, BufferID);
+  std::vector<SplicedSource> FromFiles;
+  Expected<LoweredText> Spliced =
+      spliceAntiquotes(Tree.Source, Sites, *Opts.Bound,
+                       collectLocalNamesOf(Tree), SM, BufferID, &FromFiles);
   if (!Spliced)
     return Spliced.takeError();
   StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
@@ -136,6 +180,9 @@ static Error parseSpliced(const SyntaxTree &Tree, SourceMgr &SM,
   Error E = parseTo(SM, SplicedID, T, Inner);
   if (!E)
     return E;
+  if (!FromFiles.empty())
+    E = intoBoundFiles(std::move(E), FromFiles, Sites, *Opts.Bound, SM,
+                       SplicedID, BufferID);
   return noteBindingOrigin(
       remapDiagnostics(std::move(E), Spliced->Map, SM, SplicedID, BufferID),
       Sites, *Opts.Bound, SM, BufferID);

@@ -58,6 +58,8 @@ public:
   /// Appends generated text that stands for the source at \p Origin.
   void emit(llvm::StringRef Text, uint32_t Origin);
   LoweredText take();
+  /// How much text has been appended.
+  uint32_t size() const { return static_cast<uint32_t>(Result.Storage.size()); }
 
 private:
   llvm::StringRef Source;

@@ -65,6 +65,57 @@ const char *Binding::describe() const {
   llvm_unreachable("unknown binding kind");
 }
 
+std::string llq::describeBound(const Binding &B) {
+  std::string S;
+  raw_string_ostream OS(S);
+  auto Short = [](StringRef Text) {
+    Text = Text.trim();
+    std::string T = Text.take_front(60).str();
+    std::replace(T.begin(), T.end(), '\n', ' ');
+    return Text.size() > 60 ? T + "..." : T;
+  };
+  switch (B.kind()) {
+  case Binding::Kind::Type:
+    OS << "the type '" << *B.type() << "'";
+    break;
+  case Binding::Kind::Constant:
+    OS << "the constant '";
+    B.constant()->printAsOperand(OS, /*PrintType=*/true);
+    OS << "'";
+    break;
+  case Binding::Kind::Value:
+    OS << "the value '";
+    B.value()->printAsOperand(OS, /*PrintType=*/true);
+    OS << "'";
+    break;
+  case Binding::Kind::Integer:
+    OS << "the integer " << toString(B.integer(), 10, B.isSigned());
+    break;
+  case Binding::Kind::Float: {
+    SmallString<32> Str;
+    B.floating().toString(Str);
+    OS << "the number " << Str;
+    break;
+  }
+  case Binding::Kind::Bool:
+    OS << (B.integer().isZero() ? "false" : "true");
+    break;
+  case Binding::Kind::Name:
+  case Binding::Kind::DataLayout:
+  case Binding::Kind::Triple:
+    OS << "the string \"" << Short(B.text()) << "\"";
+    break;
+  case Binding::Kind::Fragment:
+  case Binding::Kind::Source:
+    OS << B.describe() << ", \"" << Short(B.text()) << "\"";
+    break;
+  case Binding::Kind::List:
+    OS << "a list of " << B.list().size();
+    break;
+  }
+  return S;
+}
+
 std::vector<AntiquoteSite> llq::collectAntiquotes(const SyntaxTree &Tree) {
   std::vector<AntiquoteSite> Sites;
   SmallVector<const Node *, 64> Stack{Tree.Root};
@@ -450,7 +501,8 @@ static Error checkCapture(const AntiquoteSite &Site, const Binding &B,
 Expected<LoweredText>
 llq::spliceAntiquotes(StringRef Source, const std::vector<AntiquoteSite> &Sites,
                       const Bindings &Bound, const StringMap<uint32_t> &Names,
-                      const SourceMgr &SM, unsigned BufferID) {
+                      const SourceMgr &SM, unsigned BufferID,
+                      std::vector<SplicedSource> *FromFiles) {
   Splicer S(SM, BufferID);
   LoweredTextBuilder Out(Source);
   uint32_t Pos = 0;
@@ -475,6 +527,13 @@ llq::spliceAntiquotes(StringRef Source, const std::vector<AntiquoteSite> &Sites,
                      Site.Kind == AntiquoteKind::BBs ||
                      Site.Kind == AntiquoteKind::Instr ||
                      Site.Kind == AntiquoteKind::Instrs;
+    const Binding &B = It->second;
+    if (FromFiles && B.kind() == Binding::Kind::Source &&
+        !B.origin().empty() && *Text == B.text()) {
+      uint32_t Begin = Out.size() + (Multiline ? 1 : 0);
+      FromFiles->push_back({Begin, Begin + static_cast<uint32_t>(Text->size()),
+                            static_cast<size_t>(&Site - Sites.data())});
+    }
     Out.emit(Multiline ? "\n" + *Text + "\n" : *Text, Site.Range.Begin);
     Pos = Site.Range.End;
   }

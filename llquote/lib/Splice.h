@@ -34,6 +34,9 @@ struct AntiquoteSite {
 
 std::vector<AntiquoteSite> collectAntiquotes(const SyntaxTree &Tree);
 
+/// What a binding holds, for a note: "the type 'double'".
+std::string describeBound(const Binding &B);
+
 /// The local name an llvm::Value bound to antiquote \p Name stands for in
 /// the spliced text (element \p Index of a list, for $args).
 inline std::string boundValueName(llvm::StringRef Name, int Index = -1) {
@@ -45,10 +48,19 @@ inline std::string boundValueName(llvm::StringRef Name, int Index = -1) {
 /// with the place of its first occurrence.
 llvm::StringMap<uint32_t> collectLocalNamesOf(const SyntaxTree &Tree);
 
+/// Where the text of a binding read from a file (Binding::source with an
+/// origin) stands, verbatim, in the spliced text: [Begin, End), for the
+/// antiquote Sites[Site].
+struct SplicedSource {
+  uint32_t Begin, End;
+  size_t Site;
+};
+
 llvm::Expected<LoweredText>
 spliceAntiquotes(llvm::StringRef Source, const std::vector<AntiquoteSite> &Sites,
                  const Bindings &Bound, const llvm::StringMap<uint32_t> &Names,
-                 const llvm::SourceMgr &SM, unsigned BufferID);
+                 const llvm::SourceMgr &SM, unsigned BufferID,
+                 std::vector<SplicedSource> *FromFiles = nullptr);
 
 } // namespace llq
 

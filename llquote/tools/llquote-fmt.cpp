@@ -194,14 +194,17 @@ int main(int argc, char **argv) {
     if (Name.empty() || Name.size() == D.size())
       return fail("-D" + D + ": expected NAME=TEXT or NAME=@FILE");
     std::string Value = Text.str();
+    std::string Origin;
     if (Text.consume_front("@")) {
+      Origin = Text.str();
       auto File = MemoryBuffer::getFile(Text, /*IsText=*/true);
       if (!File)
         return fail("-D" + Name + ": cannot read '" + Text + "': " +
                     File.getError().message());
       Value = (*File)->getBuffer().str();
     }
-    Bound.insert_or_assign(Name, llq::Binding::source(std::move(Value)));
+    Bound.insert_or_assign(
+        Name, llq::Binding::source(std::move(Value), std::move(Origin)));
   }
 
   LLVMContext Ctx;

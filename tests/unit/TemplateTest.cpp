@@ -235,3 +235,14 @@ define $type:t @id($type:t %x) {
     Th.join();
   CHECK(std::count(Ok.begin(), Ok.end(), 1) == 8);
 }
+
+TEST_CASE("an_error_at_an_antiquote_notes_what_is_bound_there") {
+  LLVMContext Ctx;
+  Template T("define float @f() {\n  %x = fadd float $opr:c, 1.0\n  ret float %x\n}\n",
+             "k.cpp", 7);
+  auto M = T.instantiate(Ctx, {{"c", ConstantInt::get(Type::getInt64Ty(Ctx), 5)}});
+  REQUIRE(!M);
+  std::string E = toString(M.takeError());
+  CHECK(E.find("k.cpp:8:19: error: ") == 0);
+  CHECK(E.find("note: 'c' is bound to the constant 'i64 5'") != std::string::npos);
+}

@@ -114,8 +114,10 @@ public:
   /// Dialect text for any kind of antiquote, as `llquote-fmt -D` gives it:
   /// a name for $id/$gid/$label (a leading sigil is optional), the string of
   /// a $dl/$tt, and for every other kind text spliced as it is.
-  static Binding source(std::string Text) {
-    Binding B{Fragment(std::move(Text))};
+  /// \p Origin names the file the text was read from, if any: an error
+  /// inside the text is then reported there.
+  static Binding source(std::string Text, std::string Origin = "") {
+    Binding B{Fragment(std::move(Text), {}, std::move(Origin))};
     B.K = Kind::Source;
     return B;
   }
