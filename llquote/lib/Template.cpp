@@ -234,7 +234,7 @@ Error Template::Impl::parse() {
   if (Error E = parseSyntax(Tree, SM, WID))
     return fromWrapper(std::move(E), SM, WID, TID, W.Begin);
   if (Error E = checkShape(Tree, W.Begin))
-    return fromWrapper(std::move(E), SM, WID, TID, W.Begin);
+    return E; // Already at the C++ file.
   for (AntiquoteSite Site : collectAntiquotes(Tree)) {
     Site.Range.Begin -= W.Begin;
     Site.Range.End -= W.Begin;
@@ -883,8 +883,24 @@ Error llq::checkTemplatesInCpp(StringRef CppSource, StringRef FileName) {
   Error All = Error::success();
   for (const TemplateSite &Site : *Sites) {
     Template T(Site.Text, FileName, Site.Line, Site.Column, Site.Kind);
-    if (Error E = T.check())
-      All = joinErrors(std::move(All), std::move(E));
+    Error E = T.check();
+    if (!E)
+      continue;
+    // On the template's first line, show the C++ line as it is, with the
+    // code before the template.
+    size_t LineStart = CppSource.rfind('\n', Site.TextOffset);
+    LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+    StringRef CppLine = CppSource.substr(LineStart).split('\n').first;
+    E = mapDiagnostics(std::move(E), [&](const SMDiagnostic &D) {
+      if (D.getLineNo() != static_cast<int>(Site.Line) ||
+          D.getFilename() != FileName)
+        return D;
+      static const SourceMgr NoSM;
+      return SMDiagnostic(NoSM, SMLoc(), D.getFilename(),
+                          D.getLineNo(), D.getColumnNo(), D.getKind(),
+                          D.getMessage(), CppLine, D.getRanges());
+    });
+    All = joinErrors(std::move(All), std::move(E));
   }
   return All;
 }

@@ -45,11 +45,10 @@ namespace {
 
 /// One case's module. Its function
 ///   define void @t(i32 %a0, float %a1, ptr %a2, i64 %a3, i1 %a4,
-///                  <2 x i32> %a5, { i32, i32 } %a6, i32 %a7)
+///                  <2 x i32> %a5, { i32, i32 } %a6)
 /// is being built at B (its entry block, no terminator yet); the environment
-/// names the arguments %0 ... %7, as the original's quotes do. The module
-/// also declares every global the cases call or point to; the only unnamed
-/// one is @0, which the "call" case calls.
+/// names the arguments %0 ... %6, as the original's quotes do. The module
+/// also declares every global the cases call or point to.
 struct Fixture {
   LLVMContext Ctx;
   Module M{"q", Ctx};
@@ -64,19 +63,14 @@ struct Fixture {
   Type *Float = Type::getFloatTy(Ctx);
   Type *Double = Type::getDoubleTy(Ctx);
   PointerType *Ptr = PointerType::get(Ctx, 0);
-  Function *F0 = nullptr; ///< @0
-  Function *F = nullptr;  ///< @t
+  Function *F = nullptr; ///< @t
   BasicBlock *Entry = nullptr;
   Values Env;
 
   Fixture() {
     Type *Params[] = {I32, Float, Ptr, I64, I1, FixedVectorType::get(I32, 2),
                       StructType::get(Ctx, {I32, I32})};
-    F0 = Function::Create(FunctionType::get(Void, Params, false),
-                          GlobalValue::ExternalLinkage, "", M);
-    std::vector<Type *> TParams(std::begin(Params), std::end(Params));
-    TParams.push_back(I32);
-    F = Function::Create(FunctionType::get(Void, TParams, false),
+    F = Function::Create(FunctionType::get(Void, Params, false),
                          GlobalValue::ExternalLinkage, "t", M);
     for (unsigned N = 0; N < F->arg_size(); ++N) {
       F->getArg(N)->setName("a" + std::to_string(N));
@@ -514,14 +508,16 @@ const InstrCase RegularCases[] = {
      [](Fixture &X) -> Value * {
        return X.B.CreateFence(AtomicOrdering::Acquire);
      }},
-    // @0 is the module's only unnamed function (the original called the
-    // function being defined, which was @0 there).
+    // The original called the function it was defined in, which was @0
+    // there. A template emitted into a module reads `@0` as the first
+    // unnamed global of its own text, never one of the module, so this one
+    // calls its own function by name: @t, of the same type.
     {"call",
-     "call void @0(i32 %0, float %1, ptr %2, i64 %3, i1 %4, <2 x i32> %5, "
+     "call void @t(i32 %0, float %1, ptr %2, i64 %3, i1 %4, <2 x i32> %5, "
      "{ i32, i32 } %6)",
      [](Fixture &X) -> Value * {
-       return X.B.CreateCall(X.F0, {X.a(0), X.a(1), X.a(2), X.a(3), X.a(4),
-                                    X.a(5), X.a(6)});
+       return X.B.CreateCall(X.F, {X.a(0), X.a(1), X.a(2), X.a(3), X.a(4),
+                                   X.a(5), X.a(6)});
      }},
 
     // Calls with constant expressions. LLVM folds those it still has as it
@@ -841,20 +837,27 @@ TEST_CASE("original_helper_call_with_type_and_operand") {
 }
 
 TEST_CASE("original_helper_phis") {
-  // Each phi starts the block `join`; its incoming blocks are @t's blocks.
+  // Each phi starts the block `join`, which @t's blocks bb1 and bb2 branch
+  // to. The incoming values are the argument %0 and %x, an instruction of
+  // the entry block.
   Fixture X;
+  Value *XV = IRBuilder<>(X.Entry).CreateAdd(X.a(0), X.i32(1), "x");
+  X.Env["x"] = XV;
   BasicBlock *BB1 = X.block("bb1");
   BasicBlock *BB2 = X.block("bb2");
-  X.B.SetInsertPoint(X.block("join"));
+  BasicBlock *Join = X.block("join");
+  IRBuilder<>(BB1).CreateBr(Join);
+  IRBuilder<>(BB2).CreateBr(Join);
+  X.B.SetInsertPoint(Join);
   SUBCASE("incoming values named") {
     PHINode *Want = X.B.CreatePHI(X.I32, 2);
     Want->addIncoming(X.a(0), BB1);
-    Want->addIncoming(X.a(7), BB2);
-    checkSame(emitOne(instrs("phi i32 [%0, %bb1], [%7, %bb2]"), X), Want);
+    Want->addIncoming(XV, BB2);
+    checkSame(emitOne(instrs("phi i32 [%0, %bb1], [%x, %bb2]"), X), Want);
     checkSame(emitOne(Phi1, X,
                       {{"ty", X.I32},
                        {"v1", "0"},
-                       {"v2", "7"},
+                       {"v2", "x"},
                        {"l1", "bb1"},
                        {"l2", "bb2"}}),
               Want);
