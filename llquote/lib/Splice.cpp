@@ -201,7 +201,9 @@ static std::vector<std::string> definedNames(StringRef Text) {
 namespace {
 /// `name` as LLVM writes a name after its sigil: bare, or quoted and escaped.
 std::string llvmName(StringRef Name) {
-  bool Plain = !Name.empty() && !isDigit(Name[0]);
+  // Bare: a name that does not start with a digit, or a number, which
+  // names an unnamed value (%0) or global (@0).
+  bool Plain = !Name.empty() && (!isDigit(Name[0]) || all_of(Name, isDigit));
   for (char C : Name)
     Plain &= isAlnum(C) || C == '-' || C == '$' || C == '.' || C == '_';
   if (Plain)

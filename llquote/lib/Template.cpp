@@ -131,6 +131,7 @@ struct Template::Impl {
   StringMap<uint32_t> Names;           ///< Local names, first occurrence.
   StringMap<unsigned> Defs;            ///< Local names defined, how often.
   StringMap<uint32_t> Uses;            ///< Local names read, first read.
+  /// Whether the text ends in a terminator, in emitted templates.
   bool EndsInTerminator = false;
 
   /// The wrapper for syntax checks; emit() builds its own with parameters.
@@ -273,7 +274,7 @@ Error Template::Impl::checkShape(const SyntaxTree &Tree, size_t Begin) {
       return errorAt(0, "a global template holds one global value; this one "
                         "is empty");
   }
-  if (G != Granularity::Instructions && G != Granularity::Terminator)
+  if (!emits(G))
     return Error::success();
   const Node *Define = Tree.Root->First;
   const Node *Body = Define ? Define->Last : nullptr;
@@ -283,6 +284,10 @@ Error Template::Impl::checkShape(const SyntaxTree &Tree, size_t Begin) {
   for (const Node *C = Body->First; C; C = C->Next)
     if (Inside(C) && C->Range.Begin < Begin + Text.size())
       Items.push_back(C);
+  if (!Items.empty() && Items.back()->is(NodeKind::Inst))
+    EndsInTerminator = isTerminator(static_cast<Opcode>(Items.back()->Sub));
+  if (G == Granularity::Blocks)
+    return Error::success();
   for (const Node *C : Items)
     if (C->is(NodeKind::Label) ||
         (C->is(NodeKind::Antiquote) &&
@@ -291,8 +296,6 @@ Error Template::Impl::checkShape(const SyntaxTree &Tree, size_t Begin) {
                                                       : "an instruction") +
                        " template holds no block labels; use LLQ_BLOCKS for "
                        "blocks");
-  if (!Items.empty() && Items.back()->is(NodeKind::Inst))
-    EndsInTerminator = isTerminator(static_cast<Opcode>(Items.back()->Sub));
   if (G != Granularity::Terminator)
     return Error::success();
   bool One = Items.size() == 1;
@@ -701,7 +704,10 @@ Wrapped Emitter::wrapper() const {
   Head += ") {\n";
   if (P.G != Granularity::Blocks)
     Head += "llq.entry:\n";
-  std::string Tail = "\nllq.exit:\n";
+  // An explicit branch: falling through would make the function use the
+  // dialect, and phis read their operands differently there.
+  std::string Tail = P.EndsInTerminator ? "\n" : "\n  br label %llq.exit\n";
+  Tail += "llq.exit:\n";
   if (WithLive)
     Tail += "  call void (...) @" + asmName(Live) + "(" + LiveArgs + ")\n";
   Tail += "  unreachable\n";

@@ -521,7 +521,9 @@ const InstrCase RegularCases[] = {
      }},
 
     // Calls with constant expressions. LLVM folds those it still has as it
-    // reads them, and ConstantExpr folds them the same way.
+    // reads them, and ConstantExpr folds them the same way. A case whose
+    // constant expression LLVM 19 no longer has quotes the instruction with
+    // the same operands instead, and its old spelling must be rejected.
     {"call with nested constant expression",
      "call void @myfunc2(i32 add (i32 mul (i32 5, i32 10), i32 2))",
      callWith("myfunc2", [](Fixture &X) -> Constant * {
@@ -999,7 +1001,7 @@ struct ModuleCase {
   /// False where LLVM 19's verifier rejects the original's IR (the original
   /// never verified it): it is then instantiated without verification.
   bool Verifies;
-  std::function<void(Module &)> Build;
+  std::function<void(Module &)> Make; ///< Builds the module through the API.
 };
 
 const ModuleCase TerminatorModules[] = {
@@ -1230,7 +1232,7 @@ TEST_CASE("original_terminators_in_modules") {
     INFO(Case.Name);
     LLVMContext Ctx;
     auto Want = emptyModule(Ctx);
-    Case.Build(*Want);
+    Case.Make(*Want);
     Template T(Case.Quote, __FILE__, __LINE__);
     FrontendOptions Opts;
     Opts.Verify = Case.Verifies;
