@@ -133,6 +133,8 @@ struct Template::Impl {
   StringMap<uint32_t> Uses;            ///< Local names read, first read.
   /// Whether the text ends in a terminator, in emitted templates.
   bool EndsInTerminator = false;
+  /// A block template's first label, if it starts with one.
+  std::optional<std::string> FirstLabel;
 
   /// The wrapper for syntax checks; emit() builds its own with parameters.
   Wrapped wrapForCheck() const {
@@ -286,8 +288,13 @@ Error Template::Impl::checkShape(const SyntaxTree &Tree, size_t Begin) {
       Items.push_back(C);
   if (!Items.empty() && Items.back()->is(NodeKind::Inst))
     EndsInTerminator = isTerminator(static_cast<Opcode>(Items.back()->Sub));
-  if (G == Granularity::Blocks)
+  if (G == Granularity::Blocks) {
+    if (!Items.empty() && Items.front()->is(NodeKind::Label))
+      FirstLabel = localNameOf(Text.substr(Items.front()->Range.Begin - Begin,
+                                           Items.front()->Range.End -
+                                               Items.front()->Range.Begin));
     return Error::success();
+  }
   for (const Node *C : Items)
     if (C->is(NodeKind::Label) ||
         (C->is(NodeKind::Antiquote) &&
@@ -702,8 +709,21 @@ Wrapped Emitter::wrapper() const {
       LiveArgs += (LiveArgs.empty() ? "" : ", ") + Ty + " %" + asmName(Name);
   }
   Head += ") {\n";
-  if (P.G != Granularity::Blocks)
-    Head += "llq.entry:\n";
+  // The function's blocks named by the template are stubs. Each is entered
+  // from the wrapper's first block, as the function's are from its entry,
+  // so that a value read at a stub's end (by a phi) is the parameter.
+  std::string First = P.G != Granularity::Blocks ? "llq.entry"
+                      : P.FirstLabel             ? *P.FirstLabel
+                                                 : "llq.first";
+  if (!Stubs.empty()) {
+    Head += "llq.params:\n  switch i8 0, label %" + asmName(First) + " [";
+    for (size_t I = 0; I < Stubs.size(); ++I)
+      Head += " i8 " + std::to_string(I + 1) + ", label %" +
+              asmName(Stubs[I].first);
+    Head += " ]\n";
+  }
+  if (P.G != Granularity::Blocks || (!Stubs.empty() && !P.FirstLabel))
+    Head += First + ":\n";
   // An explicit branch: falling through would make the function use the
   // dialect, and phis read their operands differently there.
   std::string Tail = P.EndsInTerminator ? "\n" : "\n  br label %llq.exit\n";
@@ -750,6 +770,13 @@ Emitted Emitter::takeApart() {
   Emitted Out;
   LLVMContext &Ctx = M->getContext();
   Function *WF = M->getFunction(Quote);
+  if (!Stubs.empty()) {
+    BasicBlock &Params = WF->front(); // llq.params: only its switch.
+    Params.getTerminator()->eraseFromParent();
+    Params.eraseFromParent();
+    if (P.G == Granularity::Blocks && !P.FirstLabel)
+      WF->front().setName(""); // llq.first.
+  }
   BasicBlock *Exit = nullptr;
   StringMap<BasicBlock *> StubBlocks;
   for (BasicBlock &Blk : *WF) {

@@ -442,3 +442,27 @@ TEST_CASE("use_of_a_template_against_its_granularity") {
   CHECK(errorOf(Inst.emit(B)).find("emit() needs an IRBuilder inserting into a "
                                    "block") != std::string::npos);
 }
+
+TEST_CASE("a_phi_over_the_functions_blocks_in_a_template_with_a_loop") {
+  Fixture X;
+  BasicBlock *Yes = BasicBlock::Create(X.Ctx, "yes", X.F);
+  BasicBlock *No = BasicBlock::Create(X.Ctx, "no", X.F);
+  BasicBlock *Join = BasicBlock::Create(X.Ctx, "join", X.F);
+  X.B.CreateCondBr(X.B.CreateICmpSLT(X.A, X.Bv), Yes, No);
+  IRBuilder<>(Yes).CreateBr(Join);
+  IRBuilder<>(No).CreateBr(Join);
+  X.B.SetInsertPoint(Join);
+  static const Template T = LLQ_INSTRS(R"(
+    %r = phi i32 [ %a, %yes ], [ %b, %no ]
+    for i32 %i in 0 to 3 {
+      %r = add i32 %r, %i
+    }
+  )");
+  Emitted E = require(T.emit(X.B, {}, {{"a", X.A}, {"b", X.Bv}, {"yes", Yes}, {"no", No}}));
+  X.B.CreateRet(E.value("r") ? E.value("r") : X.A);
+  REQUIRE(X.verifies());
+  auto *Phi = dyn_cast<PHINode>(&Join->front());
+  REQUIRE(Phi);
+  CHECK(Phi->getIncomingValueForBlock(Yes) == X.A);
+  CHECK(Phi->getIncomingValueForBlock(No) == X.Bv);
+}
