@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Parse.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "Lexer.hpp"
 #include "ParseState.h"
 #include "Parser.hpp"
@@ -38,4 +40,55 @@ Error llq::parseSyntax(SyntaxTree &Tree, const SourceMgr &SM,
   SMLoc Loc = locAt(SM, BufferID, St.ErrorLoc.Begin);
   SMRange Range(Loc, locAt(SM, BufferID, St.ErrorLoc.End));
   return makeError(SM, Loc, Msg, Range);
+}
+
+std::optional<std::string> llq::unsafeAsmConstraints(StringRef Quoted) {
+  StringRef Body = Quoted.drop_front().drop_back();
+  std::string Text;
+  for (size_t I = 0; I < Body.size(); ++I) {
+    if (Body[I] == '\\' && I + 2 < Body.size() && isHexDigit(Body[I + 1]) &&
+        isHexDigit(Body[I + 2])) {
+      Text += static_cast<char>(hexFromNibbles(Body[I + 1], Body[I + 2]));
+      I += 2;
+    } else if (Body[I] == '\\' && I + 1 < Body.size() && Body[I + 1] == '\\') {
+      Text += '\\';
+      ++I;
+    } else {
+      Text += Body[I];
+    }
+  }
+  SmallVector<StringRef, 8> Constraints;
+  StringRef(Text).split(Constraints, ',');
+  for (StringRef C : Constraints) {
+    size_t I = 0, N = C.size();
+    if (I < N && (C[I] == '~' || C[I] == '=' || C[I] == '!'))
+      ++I;
+    if (I < N && C[I] == '*')
+      ++I;
+    while (I < N && (C[I] == '&' || C[I] == '%'))
+      ++I;
+    while (I < N) {
+      if (C[I] == '{') {
+        size_t Close = C.find('}', I + 1);
+        if (Close == StringRef::npos)
+          return std::nullopt; // LLVM reports it.
+        I = Close + 1;
+      } else if (C[I] == '^') {
+        if (I + 3 > N)
+          return "inline asm constraint '" + C.str() +
+                 "': '^' must be followed by a two-letter constraint";
+        I += 3;
+      } else if (C[I] == '@') {
+        if (I + 1 >= N || C[I + 1] < '1' || C[I + 1] > '9' ||
+            I + 2 + static_cast<size_t>(C[I + 1] - '0') > N)
+          return "inline asm constraint '" + C.str() +
+                 "': '@' must be followed by a count of letters, 1 to 9, "
+                 "and that many letters";
+        I += 2 + static_cast<size_t>(C[I + 1] - '0');
+      } else {
+        ++I;
+      }
+    }
+  }
+  return std::nullopt;
 }

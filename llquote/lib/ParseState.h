@@ -12,6 +12,8 @@
 #define LLQUOTE_LIB_PARSESTATE_H
 
 #include "Syntax.h"
+#include <optional>
+#include <string>
 #include <string>
 
 namespace llq {
@@ -23,6 +25,12 @@ constexpr unsigned MaxNestingDepth = 256;
 /// type up to i100000, short enough that LLVM's quadratic digit parsing
 /// stays fast.
 constexpr unsigned MaxNumberLength = 30000;
+
+/// Why LLVM's reader of inline asm constraints would read past the end of
+/// \p Quoted (the string token, with its quotes), or nothing if it would
+/// not. LLVM 19 trusts a `^` to be followed by two letters and an `@` by a
+/// count and that many letters; anything else it reports itself.
+std::optional<std::string> unsafeAsmConstraints(llvm::StringRef Quoted);
 
 struct ParseState {
   explicit ParseState(SyntaxTree &T) : T(T) {}

@@ -534,10 +534,10 @@ Expected<Value *> Template::instantiateOperand(Module &M, const Bindings &Bound,
   if (Error E = parseInto(SM, WID, M, Opts).takeError())
     return P->fromWrapper(std::move(E), SM, WID, TID, W.Begin);
   auto *Call = cast<CallInst>(&M.getFunction(Quote)->getEntryBlock().front());
-  if (Call->arg_size() != 1) {
+  if (unsigned N = Call->arg_size(); N != 1) {
     eraseWrapper(M, Quote, Use);
     return P->errorAt(0, "an operand template holds one typed operand, and "
-                         "this one holds " + Twine(Call->arg_size()));
+                         "this one holds " + Twine(N));
   }
   Value *Result = Call->getArgOperand(0);
   if (auto *A = dyn_cast<Argument>(Result))

@@ -1,0 +1,7 @@
+define void @f() {
+  callbr void asm "", "x @y,!i"() to label %a [label %b]
+a:
+  ret void
+b:
+  ret void
+}
