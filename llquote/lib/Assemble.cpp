@@ -44,14 +44,20 @@ static Error relocate(const SMDiagnostic &D, const LoweredText &L,
       SM.GetMessage(Loc, D.getKind(), D.getMessage()));
 }
 
-Error llq::assembleInto(const LoweredText &L, const SourceMgr &SM,
-                       unsigned BufferID, Module &M) {
+/// Puts the lowered text in \p LoweredSM, under the source buffer's name.
+static void addLowered(SourceMgr &LoweredSM, const LoweredText &L,
+                       const SourceMgr &SM, unsigned BufferID) {
   StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
-  SMDiagnostic Diag;
-  SourceMgr LoweredSM;
   LoweredSM.AddNewSourceBuffer(
       MemoryBuffer::getMemBuffer(L.text(), Name, /*RequiresNullTerminator=*/true),
       SMLoc());
+}
+
+Error llq::assembleInto(const LoweredText &L, const SourceMgr &SM,
+                       unsigned BufferID, Module &M) {
+  SMDiagnostic Diag;
+  SourceMgr LoweredSM;
+  addLowered(LoweredSM, L, SM, BufferID);
   LLParser Parser(L.text(), LoweredSM, Diag, &M, /*Index=*/nullptr,
                   M.getContext());
   if (Parser.Run(/*UpgradeDebugInfo=*/false))
@@ -61,12 +67,9 @@ Error llq::assembleInto(const LoweredText &L, const SourceMgr &SM,
 
 Expected<Type *> llq::assembleType(const LoweredText &L, const SourceMgr &SM,
                                    unsigned BufferID, const Module &M) {
-  StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
   SMDiagnostic Diag;
   SourceMgr LoweredSM;
-  LoweredSM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBuffer(L.text(), Name, /*RequiresNullTerminator=*/true),
-      SMLoc());
+  addLowered(LoweredSM, L, SM, BufferID);
   // Named types are the context's: those of the module, and any other the
   // text names that exists. A name that does not is an error, not a new
   // opaque type.
@@ -111,13 +114,11 @@ Expected<Type *> llq::assembleType(const LoweredText &L, const SourceMgr &SM,
 Expected<std::unique_ptr<Module>>
 llq::assembleModule(const LoweredText &L, const SourceMgr &SM,
                     unsigned BufferID, LLVMContext &Ctx) {
-  StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
   SMDiagnostic Diag;
   SourceMgr LoweredSM;
-  LoweredSM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBuffer(L.text(), Name, /*RequiresNullTerminator=*/true),
-      SMLoc());
-  auto M = std::make_unique<Module>(Name, Ctx);
+  addLowered(LoweredSM, L, SM, BufferID);
+  auto M = std::make_unique<Module>(
+      SM.getMemoryBuffer(BufferID)->getBufferIdentifier(), Ctx);
   LLParser Parser(L.text(), LoweredSM, Diag, M.get(), /*Index=*/nullptr, Ctx);
   if (Parser.Run(/*UpgradeDebugInfo=*/false))
     return relocate(Diag, L, SM, BufferID);

@@ -188,24 +188,6 @@ static Error parseSpliced(const SyntaxTree &Tree, SourceMgr &SM,
       Sites, *Opts.Bound, SM, BufferID);
 }
 
-/// The name an `@name` token of the text gives its global.
-static std::string globalNameOf(StringRef Token) {
-  Token.consume_front("@");
-  if (!Token.consume_front("\"") || !Token.consume_back("\""))
-    return Token.str();
-  std::string Out;
-  for (size_t I = 0; I < Token.size(); ++I) {
-    if (Token[I] == '\\' && I + 2 < Token.size() && isHexDigit(Token[I + 1]) &&
-        isHexDigit(Token[I + 2])) {
-      Out += static_cast<char>(hexFromNibbles(Token[I + 1], Token[I + 2]));
-      I += 2;
-    } else {
-      Out += Token[I];
-    }
-  }
-  return Out;
-}
-
 namespace {
 /// What a module held before text was read into it, to put it back if the
 /// text turns out to be wrong.
@@ -332,7 +314,7 @@ static Error assembleIntoExisting(const LoweredText &Lowered,
       Name = Name->Next;
     if (!Name)
       continue;
-    GlobalValue *Old = M.getNamedValue(globalNameOf(Tree.text(Name)));
+    GlobalValue *Old = M.getNamedValue(nameOfToken(Tree.text(Name)));
     bool IsVar = Top->is(NodeKind::GlobalVar);
     if (Old && Old->isDeclaration() &&
         (IsVar ? isa<GlobalVariable>(Old) : isa<Function>(Old)))

@@ -43,20 +43,7 @@ Error llq::parseSyntax(SyntaxTree &Tree, const SourceMgr &SM,
 }
 
 std::optional<std::string> llq::unsafeAsmConstraints(StringRef Quoted) {
-  StringRef Body = Quoted.drop_front().drop_back();
-  std::string Text;
-  for (size_t I = 0; I < Body.size(); ++I) {
-    if (Body[I] == '\\' && I + 2 < Body.size() && isHexDigit(Body[I + 1]) &&
-        isHexDigit(Body[I + 2])) {
-      Text += static_cast<char>(hexFromNibbles(Body[I + 1], Body[I + 2]));
-      I += 2;
-    } else if (Body[I] == '\\' && I + 1 < Body.size() && Body[I + 1] == '\\') {
-      Text += '\\';
-      ++I;
-    } else {
-      Text += Body[I];
-    }
-  }
+  std::string Text = unescapeAsm(Quoted.drop_front().drop_back());
   SmallVector<StringRef, 8> Constraints;
   StringRef(Text).split(Constraints, ',');
   for (StringRef C : Constraints) {

@@ -199,30 +199,8 @@ static std::vector<std::string> definedNames(StringRef Text) {
 }
 
 namespace {
-/// `name` as LLVM writes a name after its sigil: bare, or quoted and escaped.
-std::string llvmName(StringRef Name) {
-  // Bare: a name that does not start with a digit, or a number, which
-  // names an unnamed value (%0) or global (@0).
-  bool Plain = !Name.empty() && (!isDigit(Name[0]) || all_of(Name, isDigit));
-  for (char C : Name)
-    Plain &= isAlnum(C) || C == '-' || C == '$' || C == '.' || C == '_';
-  if (Plain)
-    return Name.str();
-  std::string S = "\"";
-  for (unsigned char C : Name) {
-    if (C == '"' || C == '\\' || !isPrint(C)) {
-      S += '\\';
-      S += hexdigit(C >> 4, /*LowerCase=*/false);
-      S += hexdigit(C & 15, /*LowerCase=*/false);
-    } else {
-      S += static_cast<char>(C);
-    }
-  }
-  return S + "\"";
-}
-
 std::string quoted(StringRef Text) {
-  std::string S = llvmName(Text);
+  std::string S = asmName(Text);
   return S.front() == '"' ? S : "\"" + S + "\"";
 }
 
@@ -318,11 +296,11 @@ Expected<std::string> Splicer::value(const AntiquoteSite &Site,
                      "spliced; bind an llvm::Constant for other formats");
   case Binding::Kind::Name:
     if (AllowNames)
-      return "%" + llvmName(B.text());
+      return "%" + asmName(B.text());
     return wrongKind(Site, B, Wanted);
   case Binding::Kind::Value:
     if (AllowNames)
-      return "%" + llvmName(boundValueName(Site.Name));
+      return "%" + asmName(boundValueName(Site.Name));
     return wrongKind(Site, B, Wanted);
   case Binding::Kind::Fragment:
     if (AllowNames && B.granularity() == Granularity::Operand)
@@ -366,7 +344,7 @@ Expected<std::string> Splicer::args(const AntiquoteSite &Site, const Binding &B,
     std::string S;
     raw_string_ostream OS(S);
     B.value()->getType()->print(OS);
-    return S + " %" + llvmName(boundValueName(Site.Name, Index));
+    return S + " %" + asmName(boundValueName(Site.Name, Index));
   }
   if (B.kind() == Binding::Kind::Fragment &&
       B.granularity() != Granularity::Operand &&
@@ -394,13 +372,13 @@ static std::string renderSource(AntiquoteKind Kind, StringRef Text) {
   case AntiquoteKind::Id:
   case AntiquoteKind::Label:
     Text.consume_front("%");
-    return "%" + llvmName(Text);
+    return "%" + asmName(Text);
   case AntiquoteKind::LabelDef:
     Text.consume_front("%");
-    return llvmName(Text) + ":";
+    return asmName(Text) + ":";
   case AntiquoteKind::GId:
     Text.consume_front("@");
-    return "@" + llvmName(Text);
+    return "@" + asmName(Text);
   case AntiquoteKind::DataLayout:
   case AntiquoteKind::Triple:
     return quoted(Text);
@@ -440,17 +418,17 @@ Expected<std::string> Splicer::render(const AntiquoteSite &Site,
   case AntiquoteKind::Id:
   case AntiquoteKind::Label:
     if (B.kind() == Binding::Kind::Name)
-      return "%" + llvmName(B.text());
+      return "%" + asmName(B.text());
     if (B.kind() == Binding::Kind::Value)
-      return "%" + llvmName(boundValueName(Site.Name));
+      return "%" + asmName(boundValueName(Site.Name));
     return wrongKind(Site, B, "a name (a string)");
   case AntiquoteKind::LabelDef:
     if (B.kind() == Binding::Kind::Name)
-      return llvmName(B.text()) + ":";
+      return asmName(B.text()) + ":";
     return wrongKind(Site, B, "a name (a string)");
   case AntiquoteKind::GId:
     if (B.kind() == Binding::Kind::Name)
-      return "@" + llvmName(B.text());
+      return "@" + asmName(B.text());
     return wrongKind(Site, B, "a name (a string)");
   case AntiquoteKind::Def:
   case AntiquoteKind::BB:

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Syntax.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include <cassert>
 
 using namespace llq;
@@ -76,4 +78,50 @@ Node *SyntaxTree::forLoop(bool Downto, SrcRange R,
   bool HasStep = Parts.begin()[4] != nullptr;
   N->Sub = (Downto ? ForDownto : 0) | (HasStep ? ForHasStep : 0);
   return N;
+}
+
+std::string llq::unescapeAsm(llvm::StringRef Body) {
+  std::string Out;
+  for (size_t I = 0; I < Body.size(); ++I) {
+    if (Body[I] == '\\' && I + 2 < Body.size() &&
+        llvm::isHexDigit(Body[I + 1]) && llvm::isHexDigit(Body[I + 2])) {
+      Out += static_cast<char>(llvm::hexFromNibbles(Body[I + 1], Body[I + 2]));
+      I += 2;
+    } else if (Body[I] == '\\' && I + 1 < Body.size() && Body[I + 1] == '\\') {
+      Out += '\\';
+      ++I;
+    } else {
+      Out += Body[I];
+    }
+  }
+  return Out;
+}
+
+std::string llq::nameOfToken(llvm::StringRef Token) {
+  if (!Token.empty() && (Token.front() == '%' || Token.front() == '@'))
+    Token = Token.drop_front();
+  Token.consume_back(":");
+  if (Token.size() >= 2 && Token.front() == '"' && Token.back() == '"')
+    return unescapeAsm(Token.drop_front().drop_back());
+  return Token.str();
+}
+
+std::string llq::asmName(llvm::StringRef Name) {
+  bool Plain = !Name.empty() &&
+               (!llvm::isDigit(Name[0]) || llvm::all_of(Name, llvm::isDigit));
+  for (char C : Name)
+    Plain &= llvm::isAlnum(C) || C == '-' || C == '$' || C == '.' || C == '_';
+  if (Plain)
+    return Name.str();
+  std::string S = "\"";
+  for (unsigned char C : Name) {
+    if (C == '"' || C == '\\' || !llvm::isPrint(C)) {
+      S += '\\';
+      S += llvm::hexdigit(C >> 4, /*LowerCase=*/false);
+      S += llvm::hexdigit(C & 15, /*LowerCase=*/false);
+    } else {
+      S += static_cast<char>(C);
+    }
+  }
+  return S + "\"";
 }

@@ -24,6 +24,7 @@
 #include "llvm/Support/Allocator.h"
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 
 namespace llq {
 
@@ -105,6 +106,17 @@ enum class Opcode : uint16_t {
 
 /// The spelling of an antiquote kind, as written after `$`.
 llvm::StringRef antiquoteKindName(AntiquoteKind K);
+
+/// The text of a string or quoted name, its `\XX` and `\\` escapes decoded.
+std::string unescapeAsm(llvm::StringRef Body);
+
+/// The name a `%name`, `@name`, `%"quoted\22name"` or `label:` token gives:
+/// without its sigil, colon and quotes, escapes decoded.
+std::string nameOfToken(llvm::StringRef Token);
+
+/// \p Name as LLVM writes it after a sigil: bare when it can be (a number
+/// names an unnamed value), otherwise quoted and escaped.
+std::string asmName(llvm::StringRef Name);
 
 struct Node {
   NodeKind Kind;

@@ -28,6 +28,7 @@
 #include "llquote/Template.h"
 #include "Assemble.h"
 #include "FindTemplates.h"
+#include "Flatten.h"
 #include "Parse.h"
 #include "Splice.h"
 #include "llvm/ADT/StringExtras.h"
@@ -53,57 +54,6 @@ bool emits(Granularity G) {
          G == Granularity::Blocks;
 }
 
-bool isTerminator(Opcode Op) {
-  switch (Op) {
-  case Opcode::Ret: case Opcode::Br: case Opcode::Switch:
-  case Opcode::IndirectBr: case Opcode::Invoke: case Opcode::CallBr:
-  case Opcode::Resume: case Opcode::Unreachable: case Opcode::CleanupRet:
-  case Opcode::CatchRet: case Opcode::CatchSwitch:
-    return true;
-  default:
-    return false;
-  }
-}
-
-/// The name a `%name` or `%"quoted\22name"` token gives its value.
-std::string localNameOf(StringRef Token) {
-  Token.consume_front("%");
-  Token.consume_back(":");
-  if (!Token.consume_front("\"") || !Token.consume_back("\""))
-    return Token.str();
-  std::string Out;
-  for (size_t I = 0; I < Token.size(); ++I) {
-    if (Token[I] == '\\' && I + 2 < Token.size() && isHexDigit(Token[I + 1]) &&
-        isHexDigit(Token[I + 2])) {
-      Out += static_cast<char>(hexFromNibbles(Token[I + 1], Token[I + 2]));
-      I += 2;
-    } else {
-      Out += Token[I];
-    }
-  }
-  return Out;
-}
-
-/// `name` as LLVM writes a local or global name after its sigil.
-std::string asmName(StringRef Name) {
-  bool Plain = !Name.empty();
-  for (char C : Name)
-    Plain &= isAlnum(C) || C == '-' || C == '$' || C == '.' || C == '_';
-  if (Plain && (all_of(Name, isDigit) || !isDigit(Name[0])))
-    return Name.str();
-  std::string S = "\"";
-  for (unsigned char C : Name) {
-    if (C == '"' || C == '\\' || !isPrint(C)) {
-      S += '\\';
-      S += hexdigit(C >> 4, /*LowerCase=*/false);
-      S += hexdigit(C & 15, /*LowerCase=*/false);
-    } else {
-      S += static_cast<char>(C);
-    }
-  }
-  return S + "\"";
-}
-
 std::string printed(const Type *T) {
   std::string S;
   raw_string_ostream OS(S);
@@ -119,6 +69,12 @@ std::string freshGlobal(const Module &M, StringRef Stem) {
   return Name;
 }
 } // namespace
+
+/// Adds a copy of \p Text, named \p Name, to \p SM.
+static unsigned addBuffer(SourceMgr &SM, StringRef Text, StringRef Name) {
+  return SM.AddNewSourceBuffer(MemoryBuffer::getMemBufferCopy(Text, Name),
+                               SMLoc());
+}
 
 struct Template::Impl {
   std::string Text, File;
@@ -213,8 +169,7 @@ struct Template::Impl {
   /// An error at byte \p Offset of the template, in C++ coordinates.
   Error errorAt(uint32_t Offset, const Twine &Message) const {
     SourceMgr SM;
-    unsigned ID = SM.AddNewSourceBuffer(
-        MemoryBuffer::getMemBufferCopy(Text, File), SMLoc());
+    unsigned ID = addBuffer(SM, Text, File);
     return toCpp(makeError(SM, locAt(SM, ID, Offset), Message));
   }
 
@@ -229,10 +184,8 @@ struct Template::Impl {
 Error Template::Impl::parse() {
   Wrapped W = wrapForCheck();
   SourceMgr SM;
-  unsigned TID = SM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBufferCopy(Text, File), SMLoc());
-  unsigned WID = SM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBufferCopy(W.Text, File), SMLoc());
+  unsigned TID = addBuffer(SM, Text, File);
+  unsigned WID = addBuffer(SM, W.Text, File);
   SyntaxTree Tree(SM.getMemoryBuffer(WID)->getBuffer());
   if (Error E = parseSyntax(Tree, SM, WID))
     return fromWrapper(std::move(E), SM, WID, TID, W.Begin);
@@ -250,8 +203,7 @@ Error Template::Impl::parse() {
 /// A template of a granularity holds only what that granularity may.
 Error Template::Impl::checkShape(const SyntaxTree &Tree, size_t Begin) {
   SourceMgr SM;
-  unsigned ID = SM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBufferCopy(Text, File), SMLoc());
+  unsigned ID = addBuffer(SM, Text, File);
   auto Inside = [&](const Node *N) { return N->Range.Begin >= Begin; };
   auto At = [&](const Node *N, const Twine &Message) {
     return toCpp(makeError(SM, locAt(SM, ID, N->Range.Begin - Begin), Message));
@@ -286,11 +238,10 @@ Error Template::Impl::checkShape(const SyntaxTree &Tree, size_t Begin) {
   for (const Node *C = Body->First; C; C = C->Next)
     if (Inside(C) && C->Range.Begin < Begin + Text.size())
       Items.push_back(C);
-  if (!Items.empty() && Items.back()->is(NodeKind::Inst))
-    EndsInTerminator = isTerminator(static_cast<Opcode>(Items.back()->Sub));
+  EndsInTerminator = !Items.empty() && isTerminator(Items.back());
   if (G == Granularity::Blocks) {
     if (!Items.empty() && Items.front()->is(NodeKind::Label))
-      FirstLabel = localNameOf(Text.substr(Items.front()->Range.Begin - Begin,
+      FirstLabel = nameOfToken(Text.substr(Items.front()->Range.Begin - Begin,
                                            Items.front()->Range.End -
                                                Items.front()->Range.Begin));
     return Error::success();
@@ -329,7 +280,7 @@ void Template::Impl::collectNames(const SyntaxTree &Tree, size_t Begin) {
     bool Use = N->is(NodeKind::LocalRef) || N->is(NodeKind::LabelRef);
     if (!Def && !Use)
       continue;
-    std::string Name = localNameOf(Tree.text(N));
+    std::string Name = nameOfToken(Tree.text(N));
     auto [It, New] = Names.try_emplace(Name, At);
     if (!New)
       It->second = std::min(It->second, At);
@@ -418,6 +369,12 @@ Error Template::check() const {
   return Error(std::move(E));
 }
 
+Error Template::ready(const Bindings &Bound) const {
+  if (Error E = check())
+    return E;
+  return P->checkBindings(Bound, /*ValuesAllowed=*/false);
+}
+
 /// An error for a template used in a way its granularity is not.
 static Error wrongUse(const Template &T, StringRef Use, StringRef Takes) {
   return createStringError(
@@ -431,13 +388,10 @@ Template::instantiate(LLVMContext &Ctx, const Bindings &Bound,
                       FrontendOptions Opts) const {
   if (P->G != Granularity::Module)
     return wrongUse(*this, "instantiate()", "module");
-  if (Error E = check())
-    return std::move(E);
-  if (Error E = P->checkBindings(Bound, /*ValuesAllowed=*/false))
+  if (Error E = ready(Bound))
     return std::move(E);
   SourceMgr SM;
-  unsigned ID = SM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBufferCopy(P->Text, P->File), SMLoc());
+  unsigned ID = addBuffer(SM, P->Text, P->File);
   Opts.Bound = &Bound;
   Expected<std::unique_ptr<Module>> M = parseModule(SM, ID, Ctx, Opts);
   if (M)
@@ -451,13 +405,10 @@ Template::instantiateInto(Module &M, const Bindings &Bound,
   if (P->G != Granularity::Module && P->G != Granularity::Definitions &&
       P->G != Granularity::Global)
     return wrongUse(*this, "instantiateInto()", "definitions, global and module");
-  if (Error E = check())
-    return std::move(E);
-  if (Error E = P->checkBindings(Bound, /*ValuesAllowed=*/false))
+  if (Error E = ready(Bound))
     return std::move(E);
   SourceMgr SM;
-  unsigned ID = SM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBufferCopy(P->Text, P->File), SMLoc());
+  unsigned ID = addBuffer(SM, P->Text, P->File);
   Opts.Bound = &Bound;
   Expected<std::vector<GlobalValue *>> New = parseInto(SM, ID, M, Opts);
   if (New)
@@ -469,13 +420,10 @@ Expected<Type *> Template::instantiateType(Module &M,
                                            const Bindings &Bound) const {
   if (P->G != Granularity::Type)
     return wrongUse(*this, "instantiateType()", "type");
-  if (Error E = check())
-    return std::move(E);
-  if (Error E = P->checkBindings(Bound, /*ValuesAllowed=*/false))
+  if (Error E = ready(Bound))
     return std::move(E);
   SourceMgr SM;
-  unsigned ID = SM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBufferCopy(P->Text, P->File), SMLoc());
+  unsigned ID = addBuffer(SM, P->Text, P->File);
   Expected<LoweredText> Spliced = P->splice(Bound, SM, ID);
   if (!Spliced)
     return P->toCpp(Spliced.takeError());
@@ -504,9 +452,7 @@ Expected<Value *> Template::instantiateOperand(Module &M, const Bindings &Bound,
                                                const Values &Env) const {
   if (P->G != Granularity::Operand)
     return wrongUse(*this, "instantiateOperand()", "operand");
-  if (Error E = check())
-    return std::move(E);
-  if (Error E = P->checkBindings(Bound, /*ValuesAllowed=*/false))
+  if (Error E = ready(Bound))
     return std::move(E);
   std::string Quote = freshGlobal(M, "llq.quote");
   std::string Use = freshGlobal(M, "llq.use");
@@ -523,10 +469,8 @@ Expected<Value *> Template::instantiateOperand(Module &M, const Bindings &Bound,
   W.Text.replace(W.Text.find("@llq.quote"), strlen("@llq.quote"),
                  "@" + asmName(Quote));
   SourceMgr SM;
-  unsigned TID = SM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBufferCopy(P->Text, P->File), SMLoc());
-  unsigned WID = SM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBufferCopy(W.Text, P->File), SMLoc());
+  unsigned TID = addBuffer(SM, P->Text, P->File);
+  unsigned WID = addBuffer(SM, W.Text, P->File);
   FrontendOptions Opts;
   Opts.Verify = false;
   Opts.Bound = &Bound;
@@ -548,13 +492,10 @@ Expected<Value *> Template::instantiateOperand(Module &M, const Bindings &Bound,
 
 Expected<Fragment> Template::fragment(const Bindings &Bound,
                                       std::vector<std::string> Outputs) const {
-  if (Error E = check())
-    return std::move(E);
-  if (Error E = P->checkBindings(Bound, /*ValuesAllowed=*/false))
+  if (Error E = ready(Bound))
     return std::move(E);
   SourceMgr SM;
-  unsigned ID = SM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBufferCopy(P->Text, P->File), SMLoc());
+  unsigned ID = addBuffer(SM, P->Text, P->File);
   Expected<LoweredText> Spliced = P->splice(Bound, SM, ID);
   if (!Spliced)
     return P->toCpp(Spliced.takeError());
@@ -567,8 +508,7 @@ Expected<Fragment> Template::fragment(const Bindings &Bound,
                           "  call void (...) @llq.quote(" + F.Text + ")\n"
                           "  unreachable\n}\n";
     SourceMgr WSM;
-    unsigned WID = WSM.AddNewSourceBuffer(
-        MemoryBuffer::getMemBufferCopy(Wrapped, P->File), SMLoc());
+    unsigned WID = addBuffer(WSM, Wrapped, P->File);
     SyntaxTree Tree(WSM.getMemoryBuffer(WID)->getBuffer());
     if (Error E = parseSyntax(Tree, WSM, WID))
       return P->errorAt(0, "the spliced operand does not read as one: " +
@@ -754,10 +694,8 @@ Expected<Emitted> Emitter::run(const Bindings &Bound, FrontendOptions Opts) {
   Live = freshGlobal(*M, "llq.live");
   Wrapped W = wrapper();
   SourceMgr SM;
-  unsigned TID = SM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBufferCopy(P.Text, P.File), SMLoc());
-  unsigned WID = SM.AddNewSourceBuffer(
-      MemoryBuffer::getMemBufferCopy(W.Text, P.File), SMLoc());
+  unsigned TID = addBuffer(SM, P.Text, P.File);
+  unsigned WID = addBuffer(SM, W.Text, P.File);
   Opts.Verify = false; // The function is still being built.
   Opts.Bound = &Bound;
   Opts.Spliced = true; // The environment's names may be reassigned.
@@ -901,8 +839,7 @@ Error llq::checkTemplatesInCpp(StringRef CppSource, StringRef FileName) {
   if (!Sites) {
     // The C++ around a template is malformed: say where, in the C++ file.
     SourceMgr SM;
-    unsigned ID = SM.AddNewSourceBuffer(
-        MemoryBuffer::getMemBufferCopy(CppSource, FileName), SMLoc());
+    unsigned ID = addBuffer(SM, CppSource, FileName);
     Error Out = Error::success();
     handleAllErrors(Sites.takeError(), [&](const TemplateSiteError &E) {
       StringRef Msg = E.getMessage();

@@ -25,34 +25,13 @@
 using namespace llq;
 using namespace llvm;
 
-/// The name an `@name` or `@"quoted\22name"` token gives its global.
-static std::string globalName(StringRef Token) {
-  StringRef S = Token.drop_front();
-  if (!S.consume_front("\"") || !S.consume_back("\""))
-    return S.str();
-  std::string Out;
-  for (size_t I = 0; I < S.size(); ++I) {
-    if (S[I] == '\\' && I + 2 < S.size() && isHexDigit(S[I + 1]) &&
-        isHexDigit(S[I + 2])) {
-      Out += static_cast<char>(hexFromNibbles(S[I + 1], S[I + 2]));
-      I += 2;
-    } else if (S[I] == '\\' && I + 1 < S.size() && S[I + 1] == '\\') {
-      Out += '\\';
-      ++I;
-    } else {
-      Out += S[I];
-    }
-  }
-  return Out;
-}
-
 static const Node *findDefine(const SyntaxTree &Tree, StringRef Name) {
   for (const Node *Top = Tree.Root->First; Top; Top = Top->Next) {
     if (!Top->is(NodeKind::Define))
       continue;
     for (const Node *C = Top->First; C; C = C->Next)
       if (C->is(NodeKind::GlobalRef)) {
-        if (globalName(Tree.text(C)) == Name)
+        if (nameOfToken(Tree.text(C)) == Name)
           return Top;
         break;
       }

@@ -35,7 +35,9 @@
 
 using namespace llq;
 using namespace llvm;
+using llq::test::emptyModule;
 using llq::test::printModule;
+using llq::test::printedQuote;
 
 namespace {
 
@@ -972,20 +974,6 @@ TEST_CASE("original_helper_declaration_with_function_attribute") {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// An empty module named "q", as the quoted modules are named once printed.
-std::unique_ptr<Module> emptyModule(LLVMContext &Ctx) {
-  auto M = std::make_unique<Module>("q", Ctx);
-  M->setSourceFileName("q");
-  return M;
-}
-
-std::string printed(Expected<std::unique_ptr<Module>> M) {
-  if (!M)
-    return "error: " + toString(M.takeError());
-  (*M)->setModuleIdentifier("q");
-  (*M)->setSourceFileName("q");
-  return printModule(**M);
-}
 
 Function *voidFunction(Module &M, StringRef Name,
                        ArrayRef<Type *> Params = {}) {
@@ -1236,7 +1224,7 @@ TEST_CASE("original_terminators_in_modules") {
     Template T(Case.Quote, __FILE__, __LINE__);
     FrontendOptions Opts;
     Opts.Verify = Case.Verifies;
-    CHECK(printed(T.instantiate(Ctx, {}, Opts)) == printModule(*Want));
+    CHECK(printedQuote(T.instantiate(Ctx, {}, Opts)) == printModule(*Want));
     if (!Case.Verifies) {
       // Verified, as by default, the module is an error.
       Expected<std::unique_ptr<Module>> Checked = T.instantiate(Ctx);
@@ -1303,7 +1291,7 @@ entry:
   REQUIRE(static_cast<bool>(Call));
   CHECK(Call->getCalledFunction() == GotG);
   CHECK(Call->getFunctionType() == GotG->getFunctionType());
-  CHECK(printed(std::move(M)) == printModule(*Want));
+  CHECK(printedQuote(std::move(M)) == printModule(*Want));
 }
 
 TEST_CASE("original_module_saxpy") {
@@ -1374,5 +1362,5 @@ entry:
     B.CreateAlignedStore(Sum, PX, Align(4));
   }
   B.CreateRetVoid();
-  CHECK(printed(T.instantiate(Ctx)) == printModule(*Want));
+  CHECK(printedQuote(T.instantiate(Ctx)) == printModule(*Want));
 }

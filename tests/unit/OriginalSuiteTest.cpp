@@ -20,23 +20,11 @@
 
 using namespace llq;
 using namespace llvm;
+using llq::test::emptyModule;
 using llq::test::printModule;
+using llq::test::printedQuote;
 
 namespace {
-/// A module as the quotes make it: named "q", no source file name.
-std::unique_ptr<Module> emptyModule(LLVMContext &Ctx) {
-  auto M = std::make_unique<Module>("q", Ctx);
-  M->setSourceFileName("q");
-  return M;
-}
-
-std::string printed(Expected<std::unique_ptr<Module>> M) {
-  if (!M)
-    return "error: " + toString(M.takeError());
-  (*M)->setModuleIdentifier("q");
-  (*M)->setSourceFileName("q");
-  return printModule(**M);
-}
 
 struct ConstantCase {
   const char *Name;
@@ -97,9 +85,9 @@ TEST_CASE("original_constants") {
     new GlobalVariable(*Built, C->getType(), /*isConstant=*/false,
                        GlobalValue::ExternalLinkage, C);
     std::string Want = printModule(*Built);
-    CHECK(printed(parseModuleString(Case.Quote, "q", Ctx)) == Want);
+    CHECK(printedQuote(parseModuleString(Case.Quote, "q", Ctx)) == Want);
     Template T("@0 = global $type:t $const:c\n", "q");
-    CHECK(printed(T.instantiate(Ctx, {{"t", C->getType()}, {"c", C}})) == Want);
+    CHECK(printedQuote(T.instantiate(Ctx, {{"t", C->getType()}, {"c", C}})) == Want);
   }
 }
 
@@ -114,16 +102,16 @@ TEST_CASE("original_data_layouts") {
               "f64:64:64-v64:64:64-v128:128:128-a0:0:64-s0:64:64-f80:128:128-"
               "n8:16:32:64-S128"}};
   LLVMContext Ctx;
-  CHECK(printed(parseModuleString("", "q", Ctx)) == printModule(*emptyModule(Ctx)));
+  CHECK(printedQuote(parseModuleString("", "q", Ctx)) == printModule(*emptyModule(Ctx)));
   for (auto [Name, Layout] : Cases) {
     INFO(Name);
     auto Built = emptyModule(Ctx);
     Built->setDataLayout(DataLayout(Layout));
     std::string Want = printModule(*Built);
     std::string Quote = std::string("target datalayout = \"") + Layout + "\"\n";
-    CHECK(printed(parseModuleString(Quote, "q", Ctx)) == Want);
+    CHECK(printedQuote(parseModuleString(Quote, "q", Ctx)) == Want);
     Template T("target datalayout = $dl:dl\n", "q");
-    CHECK(printed(T.instantiate(Ctx, {{"dl", DataLayout(Layout)}})) == Want);
+    CHECK(printedQuote(T.instantiate(Ctx, {{"dl", DataLayout(Layout)}})) == Want);
   }
 }
 
@@ -139,7 +127,7 @@ TEST_CASE("original_inline_assembly_expression") {
                           {F->getArg(0)});
   B.CreateRet(R);
   std::string Want = printModule(*Built);
-  CHECK(printed(parseModuleString(R"(
+  CHECK(printedQuote(parseModuleString(R"(
 define i32 @foo(i32 %x) {
 entry:
   %0 = call i32 asm "bswap $0", "=r,r"(i32 %x)
@@ -154,7 +142,7 @@ entry:
   ret $type:t %0
 })",
              "q");
-  CHECK(printed(T.instantiate(Ctx, {{"t", I32}, {"fn", "foo"}, {"arg", "x"},
+  CHECK(printedQuote(T.instantiate(Ctx, {{"t", I32}, {"fn", "foo"}, {"arg", "x"},
                                     {"as", "i32 %x"}})) == Want);
 }
 
@@ -165,7 +153,7 @@ TEST_CASE("original_inline_assembly_module") {
   Built->appendModuleInlineAsm("bar");
   new GlobalVariable(*Built, Type::getInt32Ty(Ctx), false,
                      GlobalValue::ExternalLinkage, nullptr);
-  CHECK(printed(parseModuleString("module asm \"foo\"\nmodule asm \"bar\"\n"
+  CHECK(printedQuote(parseModuleString("module asm \"foo\"\nmodule asm \"bar\"\n"
                                   "@0 = external global i32\n",
                                   "q", Ctx)) == printModule(*Built));
 }
@@ -198,7 +186,7 @@ TEST_CASE("original_metadata_local") {
   IRBuilder<>(Ret).CreateLoad(Type::getInt32Ty(Ctx), G);
   Ret->setMetadata("my-metadatum", MDNode::get(Ctx, {MDString::get(Ctx, "super hyper")}));
   std::string Want = printModule(*Built);
-  CHECK(printed(parseModuleString(R"(
+  CHECK(printedQuote(parseModuleString(R"(
 @0 = external global i32
 define i32 @foo() {
 entry:
@@ -218,21 +206,21 @@ TEST_CASE("original_metadata_global_named_null") {
     const char *Quote = "define i32 @foo() {\nentry:\n  ret i32 0, !my-metadatum !0\n}\n"
                         "!0 = !{$type:t $const:one}\n";
     Template T(Quote, "q");
-    CHECK(printed(T.instantiate(Ctx, {{"t", Type::getInt32Ty(Ctx)}, {"one", 1}})) ==
+    CHECK(printedQuote(T.instantiate(Ctx, {{"t", Type::getInt32Ty(Ctx)}, {"one", 1}})) ==
           printModule(*Built));
   }
   {
     auto Built = emptyModule(Ctx);
     Built->getOrInsertNamedMetadata("my-module-metadata")
         ->addOperand(MDNode::get(Ctx, {constantMD(Ctx, 1)}));
-    CHECK(printed(parseModuleString("!my-module-metadata = !{!0}\n!0 = !{i32 1}\n", "q",
+    CHECK(printedQuote(parseModuleString("!my-module-metadata = !{!0}\n!0 = !{i32 1}\n", "q",
                                     Ctx)) == printModule(*Built));
   }
   {
     auto Built = emptyModule(Ctx);
     Built->getOrInsertNamedMetadata("my-module-metadata")
         ->addOperand(MDNode::get(Ctx, {nullptr}));
-    CHECK(printed(parseModuleString("!my-module-metadata = !{!0}\n!0 = !{null}\n", "q",
+    CHECK(printedQuote(parseModuleString("!my-module-metadata = !{!0}\n!0 = !{null}\n", "q",
                                     Ctx)) == printModule(*Built));
   }
 }
@@ -247,7 +235,7 @@ TEST_CASE("original_metadata_cyclic") {
     MDNode *N0 = MDNode::get(Ctx, {N1});
     Temp->replaceAllUsesWith(N0);
     Built->getOrInsertNamedMetadata("my-module-metadata")->addOperand(N0);
-    CHECK(printed(parseModuleString("!my-module-metadata = !{!0}\n!0 = !{!1}\n!1 = !{!0}\n",
+    CHECK(printedQuote(parseModuleString("!my-module-metadata = !{!0}\n!0 = !{!1}\n!1 = !{!0}\n",
                                     "q", Ctx)) == printModule(*Built));
   }
   {
@@ -258,6 +246,6 @@ TEST_CASE("original_metadata_cyclic") {
     Template T("define void $gid:f() {\nentry:\n  ret void, !my-metadatum !0\n}\n"
                "!0 = !{ptr $gid:f}\n",
                "q");
-    CHECK(printed(T.instantiate(Ctx, {{"f", "foo"}})) == printModule(*Built));
+    CHECK(printedQuote(T.instantiate(Ctx, {{"f", "foo"}})) == printModule(*Built));
   }
 }

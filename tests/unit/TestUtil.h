@@ -33,6 +33,23 @@ inline std::string printModule(const llvm::Module &M) {
   return S;
 }
 
+/// An empty module named "q", as a quoted module is named once printed by
+/// printedQuote().
+inline std::unique_ptr<llvm::Module> emptyModule(llvm::LLVMContext &Ctx) {
+  auto M = std::make_unique<llvm::Module>("q", Ctx);
+  M->setSourceFileName("q");
+  return M;
+}
+
+/// A quoted module, renamed "q", as printed; or its error.
+inline std::string printedQuote(llvm::Expected<std::unique_ptr<llvm::Module>> M) {
+  if (!M)
+    return "error: " + llvm::toString(M.takeError());
+  (*M)->setModuleIdentifier("q");
+  (*M)->setSourceFileName("q");
+  return printModule(**M);
+}
+
 inline Outcome run(llvm::StringRef Source, llvm::StringRef Name = "input.ll") {
   Outcome O;
   O.Ctx = std::make_unique<llvm::LLVMContext>();

@@ -152,6 +152,9 @@ public:
   struct Impl; ///< Opaque.
 
 private:
+  /// check(), and every antiquote bound, to no function value.
+  llvm::Error ready(const Bindings &Bound) const;
+
   std::unique_ptr<Impl> P;
 };
 
