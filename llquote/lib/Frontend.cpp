@@ -153,6 +153,7 @@ struct Target {
   LLVMContext &Ctx;
   Module *Into = nullptr;
   std::unique_ptr<Module> Made;
+  std::vector<GlobalValue *> Added; ///< Into: what the text added.
 };
 } // namespace
 
@@ -304,7 +305,8 @@ private:
 static Error assembleIntoExisting(const LoweredText &Lowered,
                                   const SyntaxTree &Tree, SourceMgr &SM,
                                   unsigned BufferID, Module &M,
-                                  const FrontendOptions &Opts) {
+                                  const FrontendOptions &Opts,
+                                  std::vector<GlobalValue *> &Added) {
   ModuleSnapshot Before(M);
   for (const Node *Top = Tree.Root->First; Top; Top = Top->Next) {
     if (!Top->is(NodeKind::Define) && !Top->is(NodeKind::GlobalVar))
@@ -347,6 +349,7 @@ static Error assembleIntoExisting(const LoweredText &Lowered,
     return E;
   }
   Before.commit();
+  Added = Before.added();
   return Error::success();
 }
 
@@ -365,7 +368,8 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
   if (!Lowered)
     return Lowered.takeError();
   if (T.Into)
-    return assembleIntoExisting(*Lowered, Tree, SM, BufferID, *T.Into, Opts);
+    return assembleIntoExisting(*Lowered, Tree, SM, BufferID, *T.Into, Opts,
+                                T.Added);
   Expected<std::unique_ptr<Module>> M =
       assembleModule(*Lowered, SM, BufferID, T.Ctx);
   if (!M)
@@ -392,16 +396,9 @@ Expected<std::vector<GlobalValue *>>
 llq::parseInto(SourceMgr &SM, unsigned BufferID, Module &M,
                const FrontendOptions &Opts) {
   Target T{M.getContext(), &M};
-  SmallPtrSet<GlobalValue *, 32> Old;
-  for (GlobalValue &GV : M.global_values())
-    Old.insert(&GV);
   if (Error E = parseTo(SM, BufferID, T, Opts))
     return std::move(E);
-  std::vector<GlobalValue *> New;
-  for (GlobalValue &GV : M.global_values())
-    if (!Old.contains(&GV))
-      New.push_back(&GV);
-  return New;
+  return std::move(T.Added);
 }
 
 Expected<std::unique_ptr<Module>>

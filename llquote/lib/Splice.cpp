@@ -242,9 +242,14 @@ bool fits(AntiquoteKind K, Granularity G) {
   case Granularity::Instructions:
   case Granularity::Terminator:
     return K == AntiquoteKind::Instr || K == AntiquoteKind::Instrs;
-  default:
+  case Granularity::Type:
+    return K == AntiquoteKind::Type;
+  case Granularity::Operand: // Untyped for $opr, as written for $args.
+    return K == AntiquoteKind::Opr || K == AntiquoteKind::Args;
+  case Granularity::Module:
     return false;
   }
+  llvm_unreachable("unknown granularity");
 }
 
 class Splicer {
@@ -303,7 +308,7 @@ Expected<std::string> Splicer::value(const AntiquoteSite &Site,
       return "%" + asmName(boundValueName(Site.Name));
     return wrongKind(Site, B, Wanted);
   case Binding::Kind::Fragment:
-    if (AllowNames && B.granularity() == Granularity::Operand)
+    if (B.granularity() != Granularity::Text && fits(Site.Kind, B.granularity()))
       return B.untyped();
     return wrongKind(Site, B, Wanted);
   default:
@@ -346,9 +351,7 @@ Expected<std::string> Splicer::args(const AntiquoteSite &Site, const Binding &B,
     B.value()->getType()->print(OS);
     return S + " %" + asmName(boundValueName(Site.Name, Index));
   }
-  if (B.kind() == Binding::Kind::Fragment &&
-      B.granularity() != Granularity::Operand &&
-      B.granularity() != Granularity::Text)
+  if (B.kind() == Binding::Kind::Fragment && !fits(Site.Kind, B.granularity()))
     return wrongKind(Site, B, Wanted);
   if (B.kind() == Binding::Kind::Name || B.kind() == Binding::Kind::Fragment)
     return B.text();
@@ -408,7 +411,8 @@ Expected<std::string> Splicer::render(const AntiquoteSite &Site,
       return S;
     }
     if (B.kind() == Binding::Kind::Fragment &&
-        B.granularity() == Granularity::Type)
+        B.granularity() != Granularity::Text &&
+        fits(Site.Kind, B.granularity()))
       return B.text();
     return wrongKind(Site, B, "an llvm::Type* or a type fragment");
   case AntiquoteKind::Const:

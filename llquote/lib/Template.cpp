@@ -76,6 +76,51 @@ static unsigned addBuffer(SourceMgr &SM, StringRef Text, StringRef Name) {
                                SMLoc());
 }
 
+namespace {
+/// A wrapper's parameters: each a name and the value it stands for (null
+/// for a filler that keeps numbered names in sequence).
+using ParamList = std::vector<std::pair<std::string, Value *>>;
+} // namespace
+
+/// The wrapper's parameters for the environment's values: numbered names
+/// first, in sequence with fillers in the gaps, then the others by name.
+/// Blocks are left out, or listed in \p Stubs when it is given.
+static void environmentParams(const Values &Env, ParamList &Params,
+                              std::vector<std::pair<std::string, BasicBlock *>>
+                                  *Stubs) {
+  unsigned Numbered = 0;
+  for (const auto &[Name, V] : Env)
+    if (!isa_and_nonnull<BasicBlock>(V) && !Name.empty() &&
+        all_of(Name, isDigit))
+      Numbered = std::max(Numbered, unsigned(std::stoul(Name.str()) + 1));
+  for (unsigned N = 0; N < Numbered; ++N)
+    Params.push_back({std::to_string(N), Env.lookup(std::to_string(N))});
+  size_t FirstNamed = Params.size();
+  for (const auto &[Name, V] : Env) {
+    if (auto *Blk = dyn_cast_or_null<BasicBlock>(V)) {
+      if (Stubs)
+        Stubs->push_back({Name.str(), Blk});
+    } else if (!all_of(Name, isDigit)) {
+      Params.push_back({Name.str(), V});
+    }
+  }
+  std::sort(Params.begin() + FirstNamed, Params.end(),
+            [](auto &L, auto &R) { return L.first < R.first; });
+}
+
+/// `<type> %name, ...` for the parameters that stand for a value, and an
+/// `i8` for each filler when \p WithFillers.
+static std::string paramText(const ParamList &Params, bool WithFillers) {
+  std::string S;
+  for (const auto &[Name, V] : Params) {
+    if (!V && !WithFillers)
+      continue;
+    S += (S.empty() ? "" : ", ") + (V ? printed(V->getType()) : "i8") + " %" +
+         asmName(Name);
+  }
+  return S;
+}
+
 struct Template::Impl {
   std::string Text, File;
   unsigned Line, Column;
@@ -109,7 +154,7 @@ struct Template::Impl {
     case Granularity::Type:
       return wrap("%llq.quote = type\n", "\n");
     case Granularity::Operand:
-      return wrapOperand("", "llq.use");
+      return wrapOperand(Text, "", "llq.quote", "llq.use");
     case Granularity::Text:
       break;
     }
@@ -117,15 +162,21 @@ struct Template::Impl {
   }
 
   Wrapped wrap(StringRef Before, StringRef After) const {
-    return {(Before + Text + After).str(), Before.size()};
+    return wrap(Before, Text, After);
+  }
+  static Wrapped wrap(StringRef Before, StringRef Body, StringRef After) {
+    return {(Before + Body + After).str(), Before.size()};
   }
 
-  Wrapped wrapOperand(StringRef Params, StringRef Use) const {
-    return wrap(("define void @llq.quote(" + Params +
-                 ") {\nllq.entry:\n  call void (...) @" + Use + "(\n")
+  /// An operand \p Body as the argument of a call to @\p Use in @\p Quote.
+  static Wrapped wrapOperand(StringRef Body, StringRef Params,
+                             StringRef Quote, StringRef Use) {
+    return wrap(("define void @" + Twine(asmName(Quote)) + "(" + Params +
+                 ") {\nllq.entry:\n  call void (...) @" + asmName(Use) + "(\n")
                     .str(),
-                ("\n)\n  unreachable\n}\ndeclare void @" + Use + "(...)\n")
-                    .str());
+                Body,
+                "\n)\n  unreachable\n}\ndeclare void @" + asmName(Use) +
+                    "(...)\n");
   }
 
   /// A diagnostic of the template buffer, at the C++ file's line and column.
@@ -317,7 +368,8 @@ Error Template::Impl::checkBindings(const Bindings &Bound,
   return Error::success();
 }
 
-/// The template's text with \p Bound spliced in, mapped to the template.
+/// The template's text with \p Bound spliced in, mapped to the template;
+/// errors are at the C++ file.
 Expected<LoweredText> Template::Impl::splice(const Bindings &Bound,
                                              SourceMgr &SM,
                                              unsigned TID) const {
@@ -327,7 +379,11 @@ Expected<LoweredText> Template::Impl::splice(const Bindings &Bound,
     L.Map.addVerbatim(0, 0, static_cast<uint32_t>(Text.size()));
     return L;
   }
-  return spliceAntiquotes(Text, Sites, Bound, Names, SM, TID);
+  Expected<LoweredText> L =
+      spliceAntiquotes(Text, Sites, Bound, Names, SM, TID);
+  if (!L)
+    return toCpp(L.takeError());
+  return L;
 }
 
 Template::Template(StringRef Text, StringRef File, unsigned Line,
@@ -426,7 +482,7 @@ Expected<Type *> Template::instantiateType(Module &M,
   unsigned ID = addBuffer(SM, P->Text, P->File);
   Expected<LoweredText> Spliced = P->splice(Bound, SM, ID);
   if (!Spliced)
-    return P->toCpp(Spliced.takeError());
+    return Spliced.takeError();
   Expected<Type *> T = assembleType(*Spliced, SM, ID, M);
   if (T)
     return T;
@@ -456,18 +512,9 @@ Expected<Value *> Template::instantiateOperand(Module &M, const Bindings &Bound,
     return std::move(E);
   std::string Quote = freshGlobal(M, "llq.quote");
   std::string Use = freshGlobal(M, "llq.use");
-  std::string Params;
-  std::vector<Value *> Args;
-  for (const auto &[Name, V] : Env) {
-    if (!V || isa<BasicBlock>(V))
-      continue;
-    Params += (Params.empty() ? "" : ", ") + printed(V->getType()) + " %" +
-              asmName(Name);
-    Args.push_back(V);
-  }
-  Wrapped W = P->wrapOperand(Params, Use);
-  W.Text.replace(W.Text.find("@llq.quote"), strlen("@llq.quote"),
-                 "@" + asmName(Quote));
+  ParamList Params;
+  environmentParams(Env, Params, /*Stubs=*/nullptr);
+  Wrapped W = Impl::wrapOperand(P->Text, paramText(Params, true), Quote, Use);
   SourceMgr SM;
   unsigned TID = addBuffer(SM, P->Text, P->File);
   unsigned WID = addBuffer(SM, W.Text, P->File);
@@ -485,7 +532,7 @@ Expected<Value *> Template::instantiateOperand(Module &M, const Bindings &Bound,
   }
   Value *Result = Call->getArgOperand(0);
   if (auto *A = dyn_cast<Argument>(Result))
-    Result = Args[A->getArgNo()];
+    Result = Params[A->getArgNo()].second;
   eraseWrapper(M, Quote, Use);
   return Result;
 }
@@ -498,17 +545,15 @@ Expected<Fragment> Template::fragment(const Bindings &Bound,
   unsigned ID = addBuffer(SM, P->Text, P->File);
   Expected<LoweredText> Spliced = P->splice(Bound, SM, ID);
   if (!Spliced)
-    return P->toCpp(Spliced.takeError());
+    return Spliced.takeError();
   Fragment F(Spliced->text().str(), std::move(Outputs),
              P->File + ":" + std::to_string(P->Line), P->G);
   if (P->G == Granularity::Operand) {
     // The operand without its type, for $opr: the value of the one typed
     // operand, found by reading the spliced text.
-    std::string Wrapped = "declare void @llq.quote(...)\ndefine void @f() {\n"
-                          "  call void (...) @llq.quote(" + F.Text + ")\n"
-                          "  unreachable\n}\n";
+    Wrapped W = Impl::wrapOperand(F.Text, "", "llq.quote", "llq.use");
     SourceMgr WSM;
-    unsigned WID = addBuffer(WSM, Wrapped, P->File);
+    unsigned WID = addBuffer(WSM, W.Text, P->File);
     SyntaxTree Tree(WSM.getMemoryBuffer(WID)->getBuffer());
     if (Error E = parseSyntax(Tree, WSM, WID))
       return P->errorAt(0, "the spliced operand does not read as one: " +
@@ -570,8 +615,7 @@ Error Emitter::checkEnvironment(const Bindings &Bound) {
     else if (isa<BasicBlock>(V) && all_of(Name, isDigit))
       Why = "is a block, and blocks of the environment need names that are "
             "not numbers";
-    else if (isa<GlobalValue>(V) == false && isa<Constant>(V) == false &&
-             !isa<Instruction>(V) && !isa<Argument>(V) && !isa<BasicBlock>(V))
+    else if (!isa<Constant, Instruction, Argument, BasicBlock>(V))
       Why = "is neither a constant nor a value of the function";
     if (Why.empty())
       return Error::success();
@@ -583,53 +627,39 @@ Error Emitter::checkEnvironment(const Bindings &Bound) {
   for (const auto &[Name, V] : Env)
     if (Error E = Check(Name, V))
       return E;
+  environmentParams(Env, Params, &Stubs);
+  // Values bound to antiquotes are parameters (or stubs) too, under the
+  // names the splicer writes for them.
+  size_t FirstBound = Params.size();
+  auto Add = [&](const std::string &Local, Value *V) -> Error {
+    if (Error E = Check(Local, V))
+      return E;
+    if (auto *Blk = dyn_cast<BasicBlock>(V))
+      Stubs.push_back({Local, Blk});
+    else
+      Params.push_back({Local, V});
+    return Error::success();
+  };
   for (const auto &[Name, Bind] : Bound) {
     if (Bind.kind() == Binding::Kind::Value)
-      if (Error E = Check(Name, Bind.value()))
+      if (Error E = Add(boundValueName(Name), Bind.value()))
         return E;
     int I = 0;
-    for (const Binding &E : Bind.list())
+    for (const Binding &E : Bind.list()) {
       if (E.kind() == Binding::Kind::Value)
-        if (Error Err = Check((Name + "." + Twine(I++)).str(), E.value()))
+        if (Error Err = Add(boundValueName(Name, I), E.value()))
           return Err;
+      ++I;
+    }
   }
   // A name the template reads must be defined by it or given.
   for (const auto &[Name, At] : P.Uses)
     if (!P.Defs.count(Name) && !Env.count(Name))
       return P.errorAt(At, "'%" + Name + "' is not defined in the template, "
                            "and the environment gives no value for it");
-  // Parameters: numbered names in sequence, then the others.
-  unsigned Numbered = 0;
-  for (const auto &[Name, V] : Env)
-    if (!isa<BasicBlock>(V) && all_of(Name, isDigit) && !Name.empty())
-      Numbered = std::max(Numbered, unsigned(std::stoul(Name.str()) + 1));
-  for (unsigned N = 0; N < Numbered; ++N)
-    Params.push_back({std::to_string(N), Env.lookup(std::to_string(N))});
-  for (const auto &[Name, V] : Env) {
-    if (auto *Blk = dyn_cast<BasicBlock>(V))
-      Stubs.push_back({Name.str(), Blk});
-    else if (!all_of(Name, isDigit))
-      Params.push_back({Name.str(), V});
-  }
-  for (const auto &[Name, Bind] : Bound) {
-    auto Add = [&](std::string Local, Value *V) {
-      if (auto *Blk = dyn_cast<BasicBlock>(V))
-        Stubs.push_back({Local, Blk});
-      else
-        Params.push_back({Local, V});
-    };
-    if (Bind.kind() == Binding::Kind::Value)
-      Add(boundValueName(Name), Bind.value());
-    int I = 0;
-    for (const Binding &E : Bind.list()) {
-      if (E.kind() == Binding::Kind::Value)
-        Add(boundValueName(Name, I), E.value());
-      ++I;
-    }
-  }
-  // Keep the parameter order stable: StringMap order is not.
-  std::stable_sort(Params.begin() + Numbered, Params.end(),
-                   [](auto &L, auto &R) { return L.first < R.first; });
+  // Keep the order stable: StringMap order is not.
+  std::sort(Params.begin() + FirstBound, Params.end(),
+            [](auto &L, auto &R) { return L.first < R.first; });
   std::sort(Stubs.begin(), Stubs.end(),
             [](auto &L, auto &R) { return L.first < R.first; });
   WithLive = P.G == Granularity::Blocks ||
@@ -639,15 +669,8 @@ Error Emitter::checkEnvironment(const Bindings &Bound) {
 
 Wrapped Emitter::wrapper() const {
   std::string Head = "define " + printed(F->getReturnType()) + " @" +
-                     asmName(Quote) + "(";
-  std::string LiveArgs;
-  for (size_t I = 0; I < Params.size(); ++I) {
-    const auto &[Name, V] = Params[I];
-    std::string Ty = V ? printed(V->getType()) : "i8";
-    Head += (I ? ", " : "") + Ty + " %" + asmName(Name);
-    if (V)
-      LiveArgs += (LiveArgs.empty() ? "" : ", ") + Ty + " %" + asmName(Name);
-  }
+                     asmName(Quote) + "(" + paramText(Params, true);
+  std::string LiveArgs = paramText(Params, false);
   Head += ") {\n";
   // The function's blocks named by the template are stubs. Each is entered
   // from the wrapper's first block, as the function's are from its entry,

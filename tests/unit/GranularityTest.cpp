@@ -362,6 +362,10 @@ TEST_CASE("operand_templates") {
   CHECK(V == ConstantExpr::getPtrToInt(X.F, X.B.getInt64Ty()));
   static const Template Local = LLQ_OPERAND(R"(i32 %a)");
   CHECK(require(Local.instantiateOperand(X.M, {}, {{"a", X.A}})) == X.A);
+  // Numbered names of the environment, in any order, with a gap.
+  static const Template Numbered = LLQ_OPERAND(R"(ptr %3)");
+  CHECK(require(Numbered.instantiateOperand(
+            X.M, {}, {{"3", X.Ptr}, {"1", X.Bv}, {"0", X.A}})) == X.Ptr);
   CHECK(X.M.getFunctionList().size() == 1);
   Template Two("i32 1, i32 2", "k.cpp", 1, 1, Granularity::Operand);
   CHECK(errorOf(Two.instantiateOperand(X.M)).find(
