@@ -68,20 +68,6 @@ static Error firstErrorInSourceOrder(Error SyntaxError, const SyntaxTree &Tree,
   return SyntaxError;
 }
 
-/// Moves every diagnostic of \p E that points into buffer \p From to buffer
-/// \p To through \p Map.
-static Error remapDiagnostics(Error E, const SourceMap &Map, const SourceMgr &SM,
-                              unsigned From, unsigned To) {
-  const MemoryBuffer *FromBuf = SM.getMemoryBuffer(From);
-  auto Move = [&](const SMDiagnostic &D) {
-    const char *P = D.getLoc().getPointer();
-    if (!P || P < FromBuf->getBufferStart() || P > FromBuf->getBufferEnd())
-      return D;
-    uint32_t Src = Map.toSource(static_cast<uint32_t>(P - FromBuf->getBufferStart()));
-    return SM.GetMessage(locAt(SM, To, Src), D.getKind(), D.getMessage());
-  };
-  return mapDiagnostics(std::move(E), Move);
-}
 
 /// Adds to an error at an antiquote a note where its binding was written,
 /// when the binding knows (fragments made with LLQ_FRAGMENT or from a
@@ -185,7 +171,9 @@ static Error parseSpliced(const SyntaxTree &Tree, SourceMgr &SM,
     E = intoBoundFiles(std::move(E), FromFiles, Sites, *Opts.Bound, SM,
                        SplicedID, BufferID);
   return noteBindingOrigin(
-      remapDiagnostics(std::move(E), Spliced->Map, SM, SplicedID, BufferID),
+      remapDiagnostics(
+          std::move(E), [&](uint32_t Off) { return Spliced->Map.toSource(Off); },
+          SM, SplicedID, BufferID),
       Sites, *Opts.Bound, SM, BufferID);
 }
 

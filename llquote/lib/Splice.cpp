@@ -524,3 +524,16 @@ llq::spliceAntiquotes(StringRef Source, const std::vector<AntiquoteSite> &Sites,
   Out.copy(Pos, static_cast<uint32_t>(Source.size()));
   return Out.take();
 }
+
+Error llq::remapDiagnostics(Error E, function_ref<uint32_t(uint32_t)> Map,
+                            const SourceMgr &SM, unsigned From, unsigned To) {
+  const MemoryBuffer *FromBuf = SM.getMemoryBuffer(From);
+  auto Move = [&](const SMDiagnostic &D) {
+    const char *P = D.getLoc().getPointer();
+    if (!P || P < FromBuf->getBufferStart() || P > FromBuf->getBufferEnd())
+      return D;
+    uint32_t Off = Map(static_cast<uint32_t>(P - FromBuf->getBufferStart()));
+    return SM.GetMessage(locAt(SM, To, Off), D.getKind(), D.getMessage());
+  };
+  return mapDiagnostics(std::move(E), Move);
+}

@@ -21,6 +21,8 @@
 #include "Lower.h"
 #include "Syntax.h"
 #include "llquote/Binding.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/SourceMgr.h"
 #include <string>
 #include <vector>
 
@@ -55,6 +57,13 @@ struct SplicedSource {
   uint32_t Begin, End;
   size_t Site;
 };
+
+/// Moves every diagnostic of \p E that points into buffer \p From to
+/// buffer \p To, at the offset \p Map gives for its offset in \p From.
+llvm::Error remapDiagnostics(llvm::Error E,
+                             llvm::function_ref<uint32_t(uint32_t)> Map,
+                             const llvm::SourceMgr &SM, unsigned From,
+                             unsigned To);
 
 llvm::Expected<LoweredText>
 spliceAntiquotes(llvm::StringRef Source, const std::vector<AntiquoteSite> &Sites,

@@ -204,19 +204,12 @@ struct Template::Impl {
   /// \p TID, and on to the C++ file.
   Error fromWrapper(Error E, const SourceMgr &SM, unsigned WID, unsigned TID,
                     size_t Begin) const {
-    const MemoryBuffer *W = SM.getMemoryBuffer(WID);
-    auto Move = [&](const SMDiagnostic &D) {
-      const char *P = D.getLoc().getPointer();
-      if (!P || P < W->getBufferStart() || P > W->getBufferEnd())
-        return toCpp(D);
-      size_t Off = static_cast<size_t>(P - W->getBufferStart());
-      Off = Off < Begin ? 0 : std::min(Off - Begin, Text.size());
-      return toCpp(SM.GetMessage(locAt(SM, TID, static_cast<uint32_t>(Off)),
-                                 D.getKind(), D.getMessage()));
+    auto Inside = [&](uint32_t Off) {
+      return static_cast<uint32_t>(
+          Off < Begin ? 0 : std::min<size_t>(Off - Begin, Text.size()));
     };
-    return mapDiagnostics(std::move(E), Move);
+    return toCpp(remapDiagnostics(std::move(E), Inside, SM, WID, TID));
   }
-
   /// An error at byte \p Offset of the template, in C++ coordinates.
   Error errorAt(uint32_t Offset, const Twine &Message) const {
     SourceMgr SM;
