@@ -311,8 +311,13 @@ Error Template::Impl::checkShape(const SyntaxTree &Tree, size_t Begin) {
 }
 
 void Template::Impl::collectNames(const SyntaxTree &Tree, size_t Begin) {
-  SmallVector<const Node *, 64> Stack{Tree.Root};
   size_t End = Begin + Text.size();
+  // For the capture check, the names as the splicer sees them.
+  for (const auto &[Name, At] : collectLocalNamesOf(Tree))
+    if (At >= Begin && At < End)
+      Names[Name] = static_cast<uint32_t>(At - Begin);
+  // For emit(), the names the template defines and those it reads.
+  SmallVector<const Node *, 64> Stack{Tree.Root};
   while (!Stack.empty()) {
     const Node *N = Stack.pop_back_val();
     for (const Node *C = N->First; C; C = C->Next)
@@ -325,9 +330,6 @@ void Template::Impl::collectNames(const SyntaxTree &Tree, size_t Begin) {
     if (!Def && !Use)
       continue;
     std::string Name = nameOfToken(Tree.text(N));
-    auto [It, New] = Names.try_emplace(Name, At);
-    if (!New)
-      It->second = std::min(It->second, At);
     if (Def) {
       ++Defs[Name];
     } else {
