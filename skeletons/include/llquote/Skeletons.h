@@ -1,0 +1,424 @@
+//===- Skeletons.h - Parallel arrays with quoted scalar functions -*- C++ -*-===//
+//
+// The array language of llquote, after Accelerate. Arrays are built from
+// operations (map, zipWith, fold, scans, permute, stencils, ...) whose
+// scalar functions are quoted in the llquote dialect with LLQ_FN:
+//
+//   llq::Runtime R;
+//   llq::Array<float> X = llq::fromVector(Xs), Y = llq::fromVector(Ys);
+//   auto Mul = LLQ_FN("float (float %a, float %b)", "%r = fmul float %a, %b");
+//   auto Add = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+//   float Dot = R.run(llq::fold(Add, 0.0f, llq::zipWith(Mul, X, Y))).scalar();
+//
+// An operation only describes an array (an Acc). Producers (generate, map,
+// zipWith, transform, backpermute and the operations built on them) stay
+// delayed: the consumer that reads them (a fold, a scan, permute, a stencil,
+// or Runtime::run) inlines their code instead of reading an intermediate
+// array. Runtime::run instantiates each consumer's skeleton, written in the
+// dialect, for the element types and functions at hand, JIT-compiles it once
+// per structure (the cache is keyed on the operation tree, never on IR
+// text), and runs it on every core.
+//
+// Mistakes are reported, never crashed on: an operation given arrays or
+// functions that do not fit records the error, and run() throws ArrayError
+// (tryRun() returns it as an llvm::Error) with the C++ place of the LLQ_FN
+// and the operation's name. docs/Skeletons.md documents every operation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLQUOTE_SKELETONS_H
+#define LLQUOTE_SKELETONS_H
+
+#include "llquote/runtime/Array.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace llq {
+
+using rt::ElemType;
+using rt::ScalarKind;
+using rt::Shape;
+
+/// What run() throws: a user mistake (mismatched shapes, a function of the
+/// wrong type, an empty fold1, ...) or a failure to compile or run a kernel.
+class ArrayError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+struct FnImpl;
+struct Node;
+class RuntimeImpl;
+using NodeRef = std::shared_ptr<const Node>;
+} // namespace detail
+
+/// A scalar function quoted in the dialect: a signature in LLVM syntax,
+/// `float (float %a, float %b)`, and a body that assigns the result to `%r`.
+/// The body may use `for`, `while`, `if` and reassign variables. It is read
+/// once, when the Fn is made; a mistake in it is kept and reported by every
+/// operation it is given to, at the Fn's C++ file and line.
+class Fn {
+public:
+  Fn(std::string Signature, std::string Body, std::string File = "<fn>",
+     unsigned Line = 1);
+
+  /// True when the function was read without error.
+  bool ok() const;
+  /// The error in the function, as file:line:col: error: ...; empty if ok().
+  const std::string &error() const;
+  /// "file.cpp:12", where the Fn was written.
+  std::string where() const;
+  /// The parameter and result types as LLVM prints them ("float",
+  /// "{ i32, float }").
+  const std::vector<std::string> &paramTypes() const;
+  const std::string &resultType() const;
+  /// Process-unique; functions with equal ids compile to the same code.
+  uint64_t id() const;
+
+  const detail::FnImpl &impl() const { return *P; }
+
+private:
+  std::shared_ptr<const detail::FnImpl> P;
+};
+
+/// An Fn read once per place in the program, however often the line runs.
+#define LLQ_FN(Signature, Body)                                                \
+  ([]() -> ::llq::Fn {                                                         \
+    static const ::llq::Fn LLQ_Fn_((Signature), (Body), __FILE__, __LINE__);   \
+    return LLQ_Fn_;                                                            \
+  }())
+
+template <typename T> struct IsTuple : std::false_type {};
+template <typename... Ts> struct IsTuple<std::tuple<Ts...>> : std::true_type {};
+
+/// One element: a scalar, or a tuple of scalars. Seeds, fill values and
+/// boundary constants are Scalars, and so is what a scalar array holds.
+class Scalar {
+public:
+  template <typename T, typename = std::enable_if_t<rt::ScalarKindOf<T>::Valid>>
+  Scalar(T V) : Type(ElemType::of<T>()) {
+    Bits.push_back(toBits(V));
+  }
+  template <typename... Ts>
+  Scalar(const std::tuple<Ts...> &V) : Type(ElemType::of<std::tuple<Ts...>>()) {
+    std::apply([this](const Ts &...F) { (Bits.push_back(toBits(F)), ...); }, V);
+  }
+  /// From raw field bits, as arrays store them.
+  Scalar(ElemType Type, std::vector<uint64_t> Bits)
+      : Type(std::move(Type)), Bits(std::move(Bits)) {}
+
+  const ElemType &type() const { return Type; }
+  uint64_t bits(size_t Field) const { return Bits.at(Field); }
+  const std::vector<uint64_t> &allBits() const { return Bits; }
+
+  /// The value as T; throws ArrayError if T is not the element type.
+  template <typename T> T get() const;
+  template <typename T, typename = std::enable_if_t<rt::ScalarKindOf<T>::Valid ||
+                                                    IsTuple<T>::value>>
+  operator T() const {
+    return get<T>();
+  }
+  /// "1.5", "(1, 2.5)".
+  std::string str() const;
+
+private:
+  template <typename T> static uint64_t toBits(T V) {
+    uint64_t B = 0;
+    std::memcpy(&B, &V, sizeof(T));
+    return B;
+  }
+  template <typename T> static T fromBits(uint64_t B) {
+    T V;
+    std::memcpy(&V, &B, sizeof(T));
+    return V;
+  }
+  void checkType(const ElemType &Want) const;
+  template <typename T, size_t... I>
+  T getTuple(std::index_sequence<I...>) const {
+    return T(fieldAs<std::tuple_element_t<I, T>>(I)...);
+  }
+  template <typename F> F fieldAs(size_t I) const {
+    if constexpr (std::is_same_v<F, bool>)
+      return Bits[I] != 0;
+    else
+      return fromBits<F>(Bits[I]);
+  }
+
+  ElemType Type;
+  std::vector<uint64_t> Bits;
+};
+
+/// The element type of an untyped Array<>.
+struct Dyn {};
+
+template <typename T = Dyn> class Array;
+
+/// An array expression: delayed until a Runtime runs it.
+class Acc {
+public:
+  Acc() = default;
+  explicit Acc(detail::NodeRef N) : N(std::move(N)) {}
+  template <typename T> Acc(const Array<T> &A);
+
+  const ElemType &type() const;
+  const Shape &shape() const;
+  /// The first mistake in this expression or its inputs; empty if none.
+  const std::string &error() const;
+  const detail::NodeRef &node() const { return N; }
+
+private:
+  detail::NodeRef N;
+};
+
+namespace detail {
+/// The manifest array an Array<T> handle shares.
+class ArrayHandle {
+public:
+  ArrayHandle() = default;
+  explicit ArrayHandle(std::shared_ptr<rt::Array> A) : A(std::move(A)) {}
+  const Shape &shape() const { return A->shape(); }
+  const ElemType &type() const { return A->type(); }
+  int64_t size() const { return A->size(); }
+  rt::Array &raw() const { return *A; }
+  const std::shared_ptr<rt::Array> &shared() const { return A; }
+  /// Element at a linear position.
+  Scalar at(int64_t Linear) const;
+
+protected:
+  std::shared_ptr<rt::Array> A;
+};
+void checkArrayType(const ElemType &Have, const ElemType &Want);
+} // namespace detail
+
+/// A manifest array of T (a scalar type or a std::tuple of them; Dyn for a
+/// type known only at run time). Copies share the data.
+template <typename T> class Array : public detail::ArrayHandle {
+public:
+  Array() = default;
+  explicit Array(std::shared_ptr<rt::Array> Data)
+      : ArrayHandle(std::move(Data)) {
+    if constexpr (!std::is_same_v<T, Dyn>)
+      detail::checkArrayType(type(), ElemType::of<T>());
+  }
+  /// The element of a rank-0 (or one-element) array.
+  auto scalar() const {
+    if (size() != 1)
+      throw ArrayError("scalar() of an array of shape " + shape().str());
+    if constexpr (std::is_same_v<T, Dyn>)
+      return at(0);
+    else
+      return at(0).template get<T>();
+  }
+  template <typename U = T> std::vector<U> toVector() const {
+    static_assert(!std::is_same_v<U, Dyn>, "toVector<T>() of an Array<>");
+    detail::checkArrayType(type(), ElemType::of<U>());
+    std::vector<U> Out;
+    Out.reserve(size_t(size()));
+    for (int64_t I = 0; I < size(); ++I)
+      Out.push_back(at(I).template get<U>());
+    return Out;
+  }
+  /// The same data, typed; throws ArrayError if U is not the element type.
+  template <typename U> Array<U> as() const { return Array<U>(A); }
+};
+
+/// A vector holding a copy of Values.
+template <typename T> Array<T> fromVector(const std::vector<T> &Values) {
+  rt::Expected<Shape> Sh = Shape::make({int64_t(Values.size())});
+  rt::Expected<rt::Array> A = rt::Array::fromVector(*Sh, Values);
+  if (!A)
+    throw ArrayError(A.message());
+  return Array<T>(std::make_shared<rt::Array>(std::move(*A)));
+}
+/// An array of the given extents holding a copy of Values (row-major).
+template <typename T>
+Array<T> fromVector(const std::vector<int64_t> &Extents,
+                    const std::vector<T> &Values) {
+  rt::Expected<Shape> Sh = Shape::make(Extents);
+  if (!Sh)
+    throw ArrayError(Sh.message());
+  rt::Expected<rt::Array> A = rt::Array::fromVector(*Sh, Values);
+  if (!A)
+    throw ArrayError(A.message());
+  return Array<T>(std::make_shared<rt::Array>(std::move(*A)));
+}
+/// A tuple array from one vector per field.
+template <typename... Ts>
+Array<std::tuple<Ts...>> fromVectors(const std::vector<int64_t> &Extents,
+                                     const std::vector<Ts> &...Fields) {
+  rt::Expected<Shape> Sh = Shape::make(Extents);
+  if (!Sh)
+    throw ArrayError(Sh.message());
+  rt::Expected<rt::Array> A = rt::Array::fromVectors(*Sh, Fields...);
+  if (!A)
+    throw ArrayError(A.message());
+  return Array<std::tuple<Ts...>>(std::make_shared<rt::Array>(std::move(*A)));
+}
+
+using Extents = std::vector<int64_t>;
+
+//===-- Producers: delayed, fused into their consumer ----------------------===//
+
+/// Acc from a manifest array.
+Acc use(std::shared_ptr<rt::Array> A);
+template <typename T> Acc::Acc(const Array<T> &A) : Acc(use(A.shared())) {}
+/// F: one i64 parameter per dimension, outermost first.
+Acc generate(const Extents &Sh, const Fn &F);
+Acc map(const Fn &F, const Acc &A);
+/// Over the intersection of the shapes; F takes one element of each.
+Acc zipWith(const Fn &F, const Acc &A, const Acc &B);
+Acc zipWith(const Fn &F, const Acc &A, const Acc &B, const Acc &C);
+Acc zipWith(const Fn &F, const Acc &A, const Acc &B, const Acc &C,
+            const Acc &D);
+/// Element Ix of the result is F(A[Proj(Ix)]); Proj takes one i64 per
+/// dimension of Sh and returns i64 (rank 1) or a struct of i64s.
+Acc transform(const Extents &Sh, const Fn &Proj, const Fn &F, const Acc &A);
+Acc backpermute(const Extents &Sh, const Fn &Proj, const Acc &A);
+/// The same elements in another shape of the same size.
+Acc reshape(const Extents &Sh, const Acc &A);
+Acc reverse(const Acc &A);   ///< A vector, last element first.
+Acc transpose(const Acc &A); ///< A matrix, rows and columns swapped.
+/// The rank r-1 array at outermost index I.
+Acc slice(const Acc &A, int64_t I);
+/// N copies of A along a new outermost dimension.
+Acc replicate(int64_t N, const Acc &A);
+Acc fill(const Extents &Sh, const Scalar &V);
+/// Start, Start+1, ... in row-major order; integer or float elements.
+Acc enumFromN(const Extents &Sh, const Scalar &Start);
+
+//===-- Consumers: each runs as a kernel of its own ------------------------===//
+
+/// Reduces the innermost dimension: Seed ⊕ x0 ⊕ ... ⊕ xn-1. F must be
+/// associative; partials are combined in index order.
+Acc fold(const Fn &F, const Scalar &Seed, const Acc &A);
+Acc fold1(const Fn &F, const Acc &A);
+/// Reduces every element to a scalar (rank 0).
+Acc foldAll(const Fn &F, const Scalar &Seed, const Acc &A);
+Acc fold1All(const Fn &F, const Acc &A);
+/// Reduces segments of the innermost dimension; Segs is a vector of i32 or
+/// i64 lengths that sum to the innermost extent.
+Acc foldSeg(const Fn &F, const Scalar &Seed, const Acc &A, const Acc &Segs);
+Acc fold1Seg(const Fn &F, const Acc &A, const Acc &Segs);
+
+/// Scans of vectors. scanl has n+1 elements, starting with Seed.
+Acc scanl(const Fn &F, const Scalar &Seed, const Acc &A);
+Acc scanl1(const Fn &F, const Acc &A);
+/// scanl': the n exclusive prefixes, and the total (rank 0).
+std::pair<Acc, Acc> scanlPrime(const Fn &F, const Scalar &Seed, const Acc &A);
+Acc scanr(const Fn &F, const Scalar &Seed, const Acc &A);
+Acc scanr1(const Fn &F, const Acc &A);
+std::pair<Acc, Acc> scanrPrime(const Fn &F, const Scalar &Seed, const Acc &A);
+/// scanl of each segment: a segment of length l gives l+1 elements.
+Acc scanlSeg(const Fn &F, const Scalar &Seed, const Acc &A, const Acc &Segs);
+Acc scanrSeg(const Fn &F, const Scalar &Seed, const Acc &A, const Acc &Segs);
+
+/// Scatter: starts from Defaults; each element of Src goes to Proj(Ix) and
+/// is combined there with Combine(new, old). Proj returns a target index
+/// (i64, or a struct of i64s); any target outside Defaults' shape, -1 for
+/// instance, is dropped. Combine must be associative and commutative.
+Acc permute(const Fn &Combine, const Acc &Defaults, const Fn &Proj,
+            const Acc &Src);
+
+/// What a stencil reads outside its array.
+struct Boundary {
+  enum Kind : uint8_t { Clamp, Mirror, Wrap, Constant };
+  Kind K = Clamp;
+  std::optional<Scalar> Value;
+  static Boundary clamp() { return {Clamp, std::nullopt}; }
+  static Boundary mirror() { return {Mirror, std::nullopt}; }
+  static Boundary wrap() { return {Wrap, std::nullopt}; }
+  static Boundary constant(const Scalar &V) { return {Constant, V}; }
+};
+
+/// F takes the k^rank neighbours of each element (k = 3, 5 or 7), in
+/// row-major order, and returns the new element.
+Acc stencil(const Fn &F, const Boundary &B, const Acc &A);
+/// F takes A's neighbourhood, then B's (same k); over the intersection.
+Acc stencil2(const Fn &F, const Boundary &BA, const Acc &A,
+             const Boundary &BB, const Acc &B);
+
+//===-- Running ------------------------------------------------------------===//
+
+enum class BackendKind : uint8_t {
+  CPU,        ///< Every core, through the gang scheduler; atomics.
+  Sequential, ///< One thread, no atomics: the reference for tests.
+};
+
+struct RuntimeOptions {
+  BackendKind Backend = BackendKind::CPU;
+  /// Threads for the CPU backend; 0: LLQ_NUM_THREADS, else every core.
+  unsigned Threads = 0;
+  /// A line per kernel to stderr; unset: LLQ_VERBOSE.
+  std::optional<bool> Verbose;
+  /// Where each compiled kernel's IR is written (NAME.ll, NAME.opt.ll);
+  /// unset: LLQ_DUMP_IR, else nowhere.
+  std::optional<std::string> DumpIR;
+  /// -O level for kernels; unset: LLQ_OPT_LEVEL, else 3.
+  std::optional<unsigned> OptLevel;
+  /// The CPU to compile for; unset: LLQ_MCPU, else the host.
+  std::optional<std::string> CPU;
+};
+
+/// Counts since the Runtime was made.
+struct RuntimeStats {
+  uint64_t KernelsBuilt = 0; ///< Skeletons instantiated (structural misses).
+  uint64_t KernelHits = 0;   ///< Runs that found their kernel by structure.
+  uint64_t Launches = 0;     ///< Kernel phases run.
+};
+
+class Runtime {
+public:
+  /// Throws ArrayError if the JIT cannot be set up.
+  Runtime();
+  explicit Runtime(const RuntimeOptions &Options);
+  ~Runtime();
+  Runtime(const Runtime &) = delete;
+  Runtime &operator=(const Runtime &) = delete;
+
+  /// Computes A; throws ArrayError on any mistake or failure.
+  Array<> run(const Acc &A);
+  template <typename T> Array<T> run(const Acc &A) { return run(A).as<T>(); }
+  /// As run(), with the failure returned.
+  llvm::Expected<Array<>> tryRun(const Acc &A);
+
+  RuntimeStats stats() const;
+  BackendKind backend() const;
+  unsigned numThreads() const;
+  /// The LLVM IR the kernels of A would be compiled from, before and after
+  /// optimisation, one module after another: for tests and tools.
+  llvm::Expected<std::string> kernelIR(const Acc &A, bool Optimized = false);
+
+  detail::RuntimeImpl &impl() { return *P; }
+
+private:
+  std::unique_ptr<detail::RuntimeImpl> P;
+};
+
+//===-- Scalar access, out of line ----------------------------------------===//
+
+template <typename T> T Scalar::get() const {
+  if constexpr (rt::ScalarKindOf<T>::Valid) {
+    checkType(ElemType::of<T>());
+    if constexpr (std::is_same_v<T, bool>)
+      return Bits[0] != 0;
+    else
+      return fromBits<T>(Bits[0]);
+  } else {
+    checkType(ElemType::of<T>());
+    return getTuple<T>(std::make_index_sequence<std::tuple_size_v<T>>());
+  }
+}
+
+} // namespace llq
+
+#endif // LLQUOTE_SKELETONS_H

@@ -1,0 +1,513 @@
+//===- CodeGen.cpp - Fused element code, slots and kernel entry points ----===//
+//
+// KernelGen writes, in the dialect, the code that computes a producer's
+// element at an index: the producers above a consumer are inlined into it
+// here, which is all that fusion is. Every run-time value the code reads (a
+// buffer, an extent, a constant) becomes an argument slot, so the kernel
+// depends on the structure of the expression only.
+//
+// Launch fills the argument block from the same slots for one run, walking
+// the tree in the same preorder as KernelGen numbered it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Skeleton.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include <cstdlib>
+#include <fmt/format.h>
+
+using namespace llq;
+using namespace llq::detail;
+
+namespace {
+
+/// Each phase's exported entry point: unpacks the argument block and calls
+/// the phase's body, whose pointer parameters are noalias.
+const Template EntryPoint = LLQ_DEFINITIONS(R"(
+define void $gid:entry(i64 %start, i64 %end, ptr %args) {
+entry:
+  $instrs:unpack
+  call void $gid:body(i64 %start, i64 %end, $args:args)
+  ret void
+})");
+
+void numberTree(const Node &N, std::map<const Node *, unsigned> &Index,
+                std::vector<const Node *> *Order) {
+  // The tree is a true tree (Runtime copies shared producers apart), so
+  // every node has one position.
+  unsigned Next = unsigned(Index.size());
+  Index.emplace(&N, Next);
+  if (Order)
+    Order->push_back(&N);
+  for (const NodeRef &Kid : N.Kids)
+    numberTree(*Kid, Index, Order);
+}
+
+std::string join(const std::vector<std::string> &L) {
+  return fmt::format("{}", fmt::join(L, ", "));
+}
+
+} // namespace
+
+llvm::Error llq::detail::failure(const std::string &Message) {
+  return llvm::make_error<llvm::StringError>(Message,
+                                             llvm::inconvertibleErrorCode());
+}
+
+int64_t llq::detail::chunksFor(int64_t N, unsigned Threads,
+                               int64_t MinChunk) {
+  if (N <= 0)
+    return 0;
+  int64_t ByGrain = (N + MinChunk - 1) / MinChunk;
+  return std::max<int64_t>(1, std::min<int64_t>(ByGrain, int64_t(Threads) * 4));
+}
+
+//===-- KernelGen ---------------------------------------------------------===//
+
+KernelGen::KernelGen(const Node &Root, std::string Name, const Backend &B)
+    : Root(Root), Name(std::move(Name)), B(B) {
+  numberTree(Root, Index, nullptr);
+}
+
+unsigned KernelGen::indexOf(const Node &N) const {
+  auto It = Index.find(&N);
+  assert(It != Index.end() && "node outside the kernel's tree");
+  return It->second;
+}
+
+std::string KernelGen::fresh(const char *Base) {
+  return fmt::format("%{}{}", Base, Counter++);
+}
+
+std::string KernelGen::fn(const Fn &F) {
+  const FnImpl *P = &F.impl();
+  for (size_t I = 0; I < Fns.size(); ++I)
+    if (Fns[I]->Hash == P->Hash)
+      return fmt::format("@f{}", I);
+  Fns.push_back(P);
+  return fmt::format("@f{}", Fns.size() - 1);
+}
+
+std::string KernelGen::slot(SlotSpec S) {
+  auto [It, New] = SlotIx.emplace(S, unsigned(Slots.size()));
+  if (New)
+    Slots.push_back(S);
+  return fmt::format("%s{}", It->second);
+}
+
+std::string KernelGen::buffer(const Node &N, unsigned Field) {
+  return slot({SlotSpec::Buffer, indexOf(N), Field, 0, "ptr", true});
+}
+std::string KernelGen::extent(const Node &N, unsigned Dim) {
+  return slot({SlotSpec::Extent, indexOf(N), Dim, 0, "i64", true});
+}
+std::string KernelGen::val(const Node &N, unsigned K) {
+  return slot({SlotSpec::Val, indexOf(N), K, 0, "i64", true});
+}
+std::string KernelGen::out(unsigned Output, unsigned Field, bool NoAlias) {
+  return slot({SlotSpec::Out, 0, Output, Field, "ptr", NoAlias});
+}
+std::string KernelGen::hostInt(unsigned K) {
+  return slot({SlotSpec::Host, 0, K, 0, "i64", true});
+}
+std::string KernelGen::hostPtr(unsigned K, bool NoAlias) {
+  return slot({SlotSpec::Host, 0, K, 0, "ptr", NoAlias});
+}
+
+std::string KernelGen::constant(const Node &N, unsigned C, std::string &Code) {
+  const ElemType &T = N.Consts[C].type();
+  std::vector<std::string> Fields;
+  for (unsigned F = 0; F < T.numFields(); ++F)
+    Fields.push_back(slot({SlotSpec::ConstField, indexOf(N), C, F,
+                           irType(T.field(F)), true}));
+  if (!T.isTuple())
+    return Fields[0];
+  std::string Agg = "poison";
+  for (unsigned F = 0; F < T.numFields(); ++F) {
+    std::string Next = fresh();
+    Code += fmt::format("  {} = insertvalue {} {}, {} {}, {}\n", Next,
+                        irType(T), Agg, irType(T.field(F)), Fields[F], F);
+    Agg = Next;
+  }
+  return Agg;
+}
+
+std::string KernelGen::call(const Fn &F, const std::vector<std::string> &Args,
+                            std::string &Code) {
+  std::string R = fresh("r");
+  Code += fmt::format("  {} = call {} {}({})\n", R, F.resultType(), fn(F),
+                      join(Args));
+  return R;
+}
+
+std::string KernelGen::load(const ElemType &T,
+                            const std::vector<std::string> &Bufs,
+                            const std::string &L, std::string &Code) {
+  std::vector<std::string> Fields;
+  for (unsigned F = 0; F < T.numFields(); ++F) {
+    std::string Mem = memType(T.field(F));
+    std::string P = fresh("p"), V = fresh("v");
+    Code += fmt::format("  {} = getelementptr {}, ptr {}, i64 {}\n", P, Mem,
+                        Bufs[F], L);
+    Code += fmt::format("  {} = load {}, ptr {}\n", V, Mem, P);
+    if (T.field(F) == ScalarKind::Bool) {
+      std::string B = fresh("b");
+      Code += fmt::format("  {} = trunc i8 {} to i1\n", B, V);
+      V = B;
+    }
+    Fields.push_back(V);
+  }
+  if (!T.isTuple())
+    return Fields[0];
+  std::string Agg = "poison";
+  for (unsigned F = 0; F < T.numFields(); ++F) {
+    std::string Next = fresh();
+    Code += fmt::format("  {} = insertvalue {} {}, {} {}, {}\n", Next,
+                        irType(T), Agg, irType(T.field(F)), Fields[F], F);
+    Agg = Next;
+  }
+  return Agg;
+}
+
+void KernelGen::store(const ElemType &T, const std::vector<std::string> &Bufs,
+                      const std::string &V, const std::string &L,
+                      std::string &Code) {
+  for (unsigned F = 0; F < T.numFields(); ++F) {
+    std::string X = V;
+    if (T.isTuple()) {
+      X = fresh("x");
+      Code += fmt::format("  {} = extractvalue {} {}, {}\n", X, irType(T), V,
+                          F);
+    }
+    if (T.field(F) == ScalarKind::Bool) {
+      std::string Z = fresh("z");
+      Code += fmt::format("  {} = zext i1 {} to i8\n", Z, X);
+      X = Z;
+    }
+    std::string Mem = memType(T.field(F));
+    std::string P = fresh("p");
+    Code += fmt::format("  {} = getelementptr {}, ptr {}, i64 {}\n", P, Mem,
+                        Bufs[F], L);
+    Code += fmt::format("  store {} {}, ptr {}\n", Mem, X, P);
+  }
+}
+
+std::vector<std::string> KernelGen::outBuffers(unsigned Output,
+                                               const ElemType &T,
+                                               bool NoAlias) {
+  std::vector<std::string> Bufs;
+  for (unsigned F = 0; F < T.numFields(); ++F)
+    Bufs.push_back(out(Output, F, NoAlias));
+  return Bufs;
+}
+
+std::string KernelGen::linearOf(const Node &N,
+                                const std::vector<std::string> &Ix,
+                                std::string &Code) {
+  if (Ix.empty())
+    return "0";
+  std::string L = Ix[0];
+  for (unsigned D = 1; D < Ix.size(); ++D) {
+    std::string M = fresh("m"), A = fresh("l");
+    Code += fmt::format("  {} = mul i64 {}, {}\n", M, L, extent(N, D));
+    Code += fmt::format("  {} = add i64 {}, {}\n", A, M, Ix[D]);
+    L = A;
+  }
+  return L;
+}
+
+std::vector<std::string> KernelGen::multiOf(const Node &N,
+                                            const std::string &L,
+                                            std::string &Code) {
+  unsigned Rank = N.Sh.rank();
+  std::vector<std::string> Ix(Rank);
+  if (Rank == 0)
+    return Ix;
+  std::string Q = L;
+  for (unsigned D = Rank - 1; D > 0; --D) {
+    std::string R = fresh("i"), Next = fresh("q");
+    Code += fmt::format("  {} = srem i64 {}, {}\n", R, Q, extent(N, D));
+    Code += fmt::format("  {} = sdiv i64 {}, {}\n", Next, Q, extent(N, D));
+    Ix[D] = R;
+    Q = Next;
+  }
+  Ix[0] = Q;
+  return Ix;
+}
+
+static bool linearFriendly(const Node &N) {
+  switch (N.K) {
+  case Op::Use:
+  case Op::Fill:
+  case Op::EnumFromN:
+  case Op::Reshape:
+    return true;
+  case Op::Map:
+    return linearFriendly(*N.Kids[0]);
+  case Op::ZipWith:
+    if (N.Code[0] == 0)
+      return false;
+    for (const NodeRef &K : N.Kids)
+      if (!linearFriendly(*K))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
+static std::string enumValue(KernelGen &G, const Node &N, const std::string &L,
+                             std::string &Code) {
+  std::string Start = G.constant(N, 0, Code);
+  ScalarKind K = N.Type.field(0);
+  std::string Ty = irType(K), V = G.fresh("e"), R = G.fresh("e");
+  if (K == ScalarKind::F32 || K == ScalarKind::F64) {
+    Code += fmt::format("  {} = sitofp i64 {} to {}\n", V, L, Ty);
+    Code += fmt::format("  {} = fadd {} {}, {}\n", R, Ty, Start, V);
+  } else {
+    if (Ty == "i64")
+      Code += fmt::format("  {} = add i64 {}, 0\n", V, L);
+    else
+      Code += fmt::format("  {} = trunc i64 {} to {}\n", V, L, Ty);
+    Code += fmt::format("  {} = add {} {}, {}\n", R, Ty, Start, V);
+  }
+  return R;
+}
+
+std::string KernelGen::elemLinear(const Node &N, const std::string &L,
+                                  std::string &Code) {
+  if (!linearFriendly(N))
+    return elemMulti(N, multiOf(N, L, Code), Code);
+  switch (N.K) {
+  case Op::Use: {
+    std::vector<std::string> Bufs;
+    for (unsigned F = 0; F < N.Type.numFields(); ++F)
+      Bufs.push_back(buffer(N, F));
+    return load(N.Type, Bufs, L, Code);
+  }
+  case Op::Fill:
+    return constant(N, 0, Code);
+  case Op::EnumFromN:
+    return enumValue(*this, N, L, Code);
+  case Op::Reshape:
+    return elemLinear(*N.Kids[0], L, Code);
+  case Op::Map:
+  case Op::ZipWith: {
+    std::vector<std::string> Args;
+    for (const NodeRef &K : N.Kids)
+      Args.push_back(irType(K->Type) + " " + elemLinear(*K, L, Code));
+    return call(N.Fns[0], Args, Code);
+  }
+  default:
+    llvm_unreachable("not a linear-friendly producer");
+  }
+}
+
+std::string KernelGen::elemMulti(const Node &N,
+                                 const std::vector<std::string> &Ix,
+                                 std::string &Code) {
+  switch (N.K) {
+  case Op::Use:
+  case Op::Fill:
+  case Op::EnumFromN:
+  case Op::Reshape:
+    if (N.K == Op::Reshape)
+      return elemLinear(*N.Kids[0], linearOf(N, Ix, Code), Code);
+    return elemLinear(N, linearOf(N, Ix, Code), Code);
+  case Op::Generate: {
+    std::vector<std::string> Args;
+    for (const std::string &I : Ix)
+      Args.push_back("i64 " + I);
+    return call(N.Fns[0], Args, Code);
+  }
+  case Op::Map:
+  case Op::ZipWith: {
+    std::vector<std::string> Args;
+    for (const NodeRef &K : N.Kids)
+      Args.push_back(irType(K->Type) + " " + elemMulti(*K, Ix, Code));
+    return call(N.Fns[0], Args, Code);
+  }
+  case Op::Transform:
+  case Op::Backpermute: {
+    std::vector<std::string> Args;
+    for (const std::string &I : Ix)
+      Args.push_back("i64 " + I);
+    std::string P = call(N.Fns[0], Args, Code);
+    const Node &Src = *N.Kids[0];
+    std::vector<std::string> SrcIx;
+    if (Src.Sh.rank() == 1) {
+      SrcIx.push_back(P);
+    } else {
+      for (unsigned D = 0; D < Src.Sh.rank(); ++D) {
+        std::string C = fresh("c");
+        Code += fmt::format("  {} = extractvalue {} {}, {}\n", C,
+                            N.Fns[0].resultType(), P, D);
+        SrcIx.push_back(C);
+      }
+    }
+    std::string X = elemMulti(Src, SrcIx, Code);
+    if (N.K == Op::Backpermute)
+      return X;
+    return call(N.Fns[1], {irType(Src.Type) + " " + X}, Code);
+  }
+  case Op::Reverse: {
+    std::string A = fresh("n"), B = fresh("rv");
+    Code += fmt::format("  {} = sub i64 {}, 1\n", A, extent(N, 0));
+    Code += fmt::format("  {} = sub i64 {}, {}\n", B, A, Ix[0]);
+    return elemMulti(*N.Kids[0], {B}, Code);
+  }
+  case Op::Transpose:
+    return elemMulti(*N.Kids[0], {Ix[1], Ix[0]}, Code);
+  case Op::Slice: {
+    std::vector<std::string> SrcIx{val(N, 0)};
+    SrcIx.insert(SrcIx.end(), Ix.begin(), Ix.end());
+    return elemMulti(*N.Kids[0], SrcIx, Code);
+  }
+  case Op::Replicate:
+    return elemMulti(*N.Kids[0],
+                     std::vector<std::string>(Ix.begin() + 1, Ix.end()), Code);
+  case Op::Consumer:
+  case Op::Select:
+    break;
+  }
+  llvm_unreachable("a consumer inside a fused tree");
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+KernelGen::instantiate(const Template &Skel, Bindings Extra,
+                       const std::vector<std::string> &PhaseNames,
+                       llvm::LLVMContext &Ctx) {
+  Phases = PhaseNames;
+  std::vector<std::string> Defs;
+  for (size_t I = 0; I < Fns.size(); ++I) {
+    auto F = Fns[I]->Def->fragment({{"name", fmt::format("f{}", I)}});
+    if (!F)
+      return F.takeError();
+    Defs.push_back(F->Text);
+  }
+  std::vector<std::string> Params, Args;
+  std::string Unpack;
+  for (size_t I = 0; I < Slots.size(); ++I) {
+    const SlotSpec &S = Slots[I];
+    Params.push_back(fmt::format("{}{} %s{}", S.Ty,
+                                 S.Ty == "ptr" && S.NoAlias ? " noalias" : "",
+                                 I));
+    Args.push_back(fmt::format("{} %s{}", S.Ty, I));
+    Unpack += fmt::format("  %s{0}.p = getelementptr i64, ptr %args, i64 {0}\n",
+                          I);
+    if (S.Ty == "i1")
+      Unpack += fmt::format("  %s{0}.b = load i8, ptr %s{0}.p\n"
+                            "  %s{0} = trunc i8 %s{0}.b to i1\n",
+                            I);
+    else
+      Unpack += fmt::format("  %s{0} = load {1}, ptr %s{0}.p\n", I, S.Ty);
+  }
+  std::string Entries;
+  for (const std::string &P : PhaseNames) {
+    auto E = EntryPoint.fragment({{"entry", Name + "." + P},
+                                  {"body", "body." + P},
+                                  {"unpack", Unpack},
+                                  {"args", Args}});
+    if (!E)
+      return E.takeError();
+    Entries += E->Text + "\n";
+  }
+  Extra.try_emplace("fns", Defs);
+  Extra.try_emplace("params", Params);
+  Extra.try_emplace("entries", Entries);
+  return Skel.instantiate(Ctx, Extra);
+}
+
+//===-- Launch ------------------------------------------------------------===//
+
+Launch::Launch(const Node &Root, const Kernel &K, Backend &B)
+    : Root(Root), K(K), B(B) {
+  std::map<const Node *, unsigned> Index;
+  numberTree(Root, Index, &Nodes);
+}
+
+llvm::Error Launch::output(const ElemType &T, const Shape &Sh) {
+  rt::Expected<rt::Array> A = rt::Array::create(T, Sh);
+  if (!A)
+    return failure(fmt::format("{}: {}", Root.Name, A.message()));
+  Outputs.push_back(std::make_shared<rt::Array>(std::move(*A)));
+  return llvm::Error::success();
+}
+
+void *Launch::scratch(size_t Bytes) {
+  size_t Rounded = (Bytes + 63) / 64 * 64 + 64;
+  auto *P = static_cast<uint8_t *>(std::aligned_alloc(64, Rounded));
+  if (!P)
+    throw ArrayError(fmt::format("{}: cannot allocate {} bytes", Root.Name,
+                                 Bytes));
+  std::memset(P, 0, Rounded);
+  Scratch.emplace_back(P, [](uint8_t *Q) { std::free(Q); });
+  return P;
+}
+
+llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
+                        int64_t Grain) {
+  Args.assign(K.Slots.size(), 0);
+  for (size_t I = 0; I < K.Slots.size(); ++I) {
+    const SlotSpec &S = K.Slots[I];
+    const Node &N = *Nodes[S.NodeIx];
+    uint64_t &V = Args[I];
+    switch (S.K) {
+    case SlotSpec::Buffer:
+      V = reinterpret_cast<uintptr_t>(N.Data->data(S.A));
+      break;
+    case SlotSpec::Extent:
+      V = uint64_t(N.Sh.extent(S.A));
+      break;
+    case SlotSpec::ConstField:
+      V = N.Consts[S.A].bits(S.B);
+      break;
+    case SlotSpec::Val:
+      V = uint64_t(N.Vals[S.A]);
+      break;
+    case SlotSpec::Out:
+      V = reinterpret_cast<uintptr_t>(Outputs.at(S.A)->data(S.B));
+      break;
+    case SlotSpec::Host:
+      V = Host.at(S.A);
+      break;
+    }
+  }
+  rt::Status St = B.launch(K.Phases.at(Phase), Begin, End, Args.data(), Grain);
+  if (!St.ok())
+    return failure(fmt::format("{}: {}", Root.Name, St.message()));
+  return llvm::Error::success();
+}
+
+//===-- Consumers ---------------------------------------------------------===//
+
+static uint64_t nameHash(const char *S) {
+  uint64_t H = 14695981039346656037ull;
+  for (; *S; ++S) {
+    H ^= uint8_t(*S);
+    H *= 1099511628211ull;
+  }
+  return H;
+}
+
+std::shared_ptr<Node> llq::detail::makeConsumer(const Skeleton &Skel,
+                                                const char *Name,
+                                                std::vector<NodeRef> Kids) {
+  auto N = makeNode(Op::Consumer, Name, std::move(Kids));
+  N->Skel = &Skel;
+  N->SkelId = nameHash(Skel.name());
+  return N;
+}
+
+std::vector<Acc> llq::detail::outputsOf(const std::shared_ptr<Node> &N) {
+  std::vector<Acc> Outs;
+  for (size_t I = 0; I < N->OutTypes.size(); ++I) {
+    auto S = makeNode(Op::Select, N->Name, {N});
+    S->Code = {int64_t(I)};
+    S->Type = N->OutTypes[I];
+    S->Sh = N->OutShapes[I];
+    Outs.push_back(Acc(S));
+  }
+  return Outs;
+}

@@ -1,0 +1,166 @@
+//===- Fn.cpp - Scalar functions quoted in the dialect ----------------------===//
+//
+// An Fn is read once, when it is made: its signature and body become one
+// internal, always-inlined definition, checked by the front end in a scratch
+// context. What the skeletons need of it (parameter and result types, the
+// atomic operation it is equal to) is kept; its text is spliced into every
+// kernel that uses it, renamed there, so LLVM sees one function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Node.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include <atomic>
+
+using namespace llvm;
+using namespace llq;
+using namespace llq::detail;
+
+namespace {
+
+std::atomic<uint64_t> NextFnId{1};
+
+uint64_t fnv1a(StringRef S, uint64_t H = 14695981039346656037ull) {
+  for (unsigned char C : S) {
+    H ^= C;
+    H *= 1099511628211ull;
+  }
+  return H;
+}
+
+std::string printType(Type *T) {
+  std::string S;
+  raw_string_ostream OS(S);
+  T->print(OS);
+  return S;
+}
+
+/// The atomicrmw operation that computes F(new, old) in place, if F's body
+/// is exactly one such operation on its two parameters.
+std::string atomicOpOf(const Function &F) {
+  if (F.arg_size() != 2 || F.size() != 1 || F.front().size() != 2)
+    return "";
+  Type *T = F.getReturnType();
+  if (T != F.getArg(0)->getType() || T != F.getArg(1)->getType())
+    return "";
+  if (!(T->isFloatTy() || T->isDoubleTy() ||
+        (T->isIntegerTy() && T->getIntegerBitWidth() >= 8)))
+    return "";
+  const Instruction &I = F.front().front();
+  auto OnArgs = [&](const User &U) {
+    if (U.getNumOperands() < 2)
+      return false;
+    const Value *A = U.getOperand(0), *B = U.getOperand(1);
+    return (A == F.getArg(0) && B == F.getArg(1)) ||
+           (A == F.getArg(1) && B == F.getArg(0));
+  };
+  if (auto *BO = dyn_cast<BinaryOperator>(&I)) {
+    if (!OnArgs(*BO))
+      return "";
+    switch (BO->getOpcode()) {
+    case Instruction::Add:
+      return "add";
+    case Instruction::FAdd:
+      return "fadd";
+    case Instruction::And:
+      return "and";
+    case Instruction::Or:
+      return "or";
+    case Instruction::Xor:
+      return "xor";
+    default:
+      return "";
+    }
+  }
+  if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
+    if (II->arg_size() != 2 || II->getArgOperand(0) == II->getArgOperand(1))
+      return "";
+    bool Args = (II->getArgOperand(0) == F.getArg(0) &&
+                 II->getArgOperand(1) == F.getArg(1)) ||
+                (II->getArgOperand(0) == F.getArg(1) &&
+                 II->getArgOperand(1) == F.getArg(0));
+    if (!Args)
+      return "";
+    switch (II->getIntrinsicID()) {
+    case Intrinsic::smax:
+      return "max";
+    case Intrinsic::smin:
+      return "min";
+    case Intrinsic::umax:
+      return "umax";
+    case Intrinsic::umin:
+      return "umin";
+    case Intrinsic::maxnum:
+      return "fmax";
+    case Intrinsic::minnum:
+      return "fmin";
+    default:
+      return "";
+    }
+  }
+  return "";
+}
+
+/// Reads the function; fills Params, Result and AtomicOp, or Error.
+void readFn(FnImpl &P) {
+  StringRef Sig = StringRef(P.Signature).trim();
+  size_t Open = Sig.find('(');
+  if (Open == StringRef::npos || Open == 0 || !Sig.ends_with(")")) {
+    P.Error = P.File + ":" + std::to_string(P.Line) +
+              ": error: a function's signature is its result type and its "
+              "parameters, as in 'float (float %a, float %b)', not '" +
+              Sig.str() + "'";
+    return;
+  }
+  std::string Ret = Sig.take_front(Open).trim().str();
+  // One line, so that the body's first line is the LLQ_FN's line.
+  std::string Text = "define internal " + Ret + " $gid:name" +
+                     Sig.drop_front(Open).str() + " alwaysinline { entry: " +
+                     P.Body + "\n  ret " + Ret + " %r\n}\n";
+  P.Def = std::make_unique<Template>(Text, P.File, P.Line, 1,
+                                     Granularity::Definitions);
+  LLVMContext Ctx;
+  Module M("fn", Ctx);
+  auto Added = P.Def->instantiateInto(M, {{"name", "f"}});
+  if (!Added) {
+    P.Error = toString(Added.takeError());
+    return;
+  }
+  Function *F = M.getFunction("f");
+  if (!F) {
+    P.Error = P.File + ":" + std::to_string(P.Line) +
+              ": error: the function's text defines no function";
+    return;
+  }
+  for (Argument &A : F->args())
+    P.Params.push_back(printType(A.getType()));
+  P.Result = printType(F->getReturnType());
+  P.AtomicOp = atomicOpOf(*F);
+}
+
+} // namespace
+
+Fn::Fn(std::string Signature, std::string Body, std::string File,
+       unsigned Line) {
+  auto Impl = std::make_shared<FnImpl>();
+  Impl->Signature = std::move(Signature);
+  Impl->Body = std::move(Body);
+  Impl->File = std::move(File);
+  Impl->Line = Line;
+  Impl->Id = NextFnId++;
+  Impl->Hash = fnv1a(Impl->Body, fnv1a(Impl->Signature + "\n"));
+  readFn(*Impl);
+  P = std::move(Impl);
+}
+
+bool Fn::ok() const { return P->Error.empty(); }
+const std::string &Fn::error() const { return P->Error; }
+std::string Fn::where() const { return P->File + ":" + std::to_string(P->Line); }
+const std::vector<std::string> &Fn::paramTypes() const { return P->Params; }
+const std::string &Fn::resultType() const { return P->Result; }
+uint64_t Fn::id() const { return P->Id; }

@@ -1,0 +1,370 @@
+//===- Fold.cpp - Reductions: fold, fold1, foldAll, foldSeg, fold1Seg -----===//
+//
+// fold reduces the innermost dimension. The rows × chunks of a row are the
+// index space of the first phase, which folds each chunk from its first
+// element; the second folds each row's partials in index order, from the
+// seed. Only associativity is used, and the chunking depends on the sizes
+// and the thread count alone, so a result is the same from run to run.
+// With many rows a row is one chunk; the sequential backend always uses one
+// chunk, a plain left fold.
+//
+// foldSeg folds each segment of the innermost dimension, one segment per
+// index; the host computes the segments' offsets and checks their sum.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Skeleton.h"
+#include "llvm/IR/Module.h"
+#include <fmt/format.h>
+
+using namespace llq;
+using namespace llq::detail;
+
+namespace {
+
+const Template FoldSkeleton = LLQ_SKELETON(R"(
+$defs:fns
+
+define internal void @body.part(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  for i64 %it in %lo to %hi {
+    %row = sdiv i64 %it, %nchunks
+    %c = srem i64 %it, %nchunks
+    %first = mul i64 %c, %chunk
+    %last0 = add i64 %first, %chunk
+    %lastc = icmp slt i64 %last0, %n
+    %last = select i1 %lastc, i64 %last0, i64 %n
+    $instrs:outer
+    %j = i64 %first
+    $instrs:elem
+    %acc = $type:t %x
+    %next = add i64 %first, 1
+    for i64 %j in %next to %last {
+      $instrs:elem
+      %acc = call $type:t $gid:f($type:t %acc, $type:t %x)
+    }
+    %pp = getelementptr $type:t, ptr %part, i64 %it
+    store $type:t %acc, ptr %pp
+  }
+  ret void
+}
+
+define internal void @body.final(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  for i64 %row in %lo to %hi {
+    %base = mul i64 %row, %nchunks
+    $instrs:init
+    for i64 %c in %c0 to %nchunks {
+      %pi = add i64 %base, %c
+      %pp = getelementptr $type:t, ptr %part, i64 %pi
+      %p = load $type:t, ptr %pp
+      %acc = call $type:t $gid:f($type:t %acc, $type:t %p)
+    }
+    $instrs:store
+  }
+  ret void
+}
+
+$defs:entries
+)");
+
+const Template FoldSegSkeleton = LLQ_SKELETON(R"(
+$defs:fns
+
+define internal void @body.seg(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  for i64 %it in %lo to %hi {
+    %row = sdiv i64 %it, %nseg
+    %s = srem i64 %it, %nseg
+    %op = getelementptr i64, ptr %offs, i64 %s
+    %first = load i64, ptr %op
+    %lp = getelementptr i64, ptr %lens, i64 %s
+    %len = load i64, ptr %lp
+    %last = add i64 %first, %len
+    $instrs:outer
+    $instrs:init
+    for i64 %j in %from to %last {
+      $instrs:elem
+      %acc = call $type:t $gid:f($type:t %acc, $type:t %x)
+    }
+    $instrs:store
+  }
+  ret void
+}
+
+$defs:entries
+)");
+
+/// The outer multi-index of row %row of N's shape, and the full index with
+/// the innermost component %j.
+std::vector<std::string> rowIndex(KernelGen &G, const Node &N,
+                                  std::string &Code) {
+  unsigned Rank = N.Sh.rank();
+  std::vector<std::string> Ix(Rank);
+  Ix[Rank - 1] = "%j";
+  if (Rank == 1)
+    return Ix;
+  Code += "  %q = i64 %row\n";
+  for (unsigned D = Rank - 2; D > 0; --D) {
+    Ix[D] = fmt::format("%o{}", D);
+    Code += fmt::format("  {0} = srem i64 %q, {1}\n  %q = sdiv i64 %q, {1}\n",
+                        Ix[D], G.extent(N, D));
+  }
+  Ix[0] = "%o0";
+  Code += "  %o0 = i64 %q\n";
+  return Ix;
+}
+
+/// Element code that assigns the element at Ix to %x.
+std::string elemCode(KernelGen &G, const Node &N,
+                     const std::vector<std::string> &Ix) {
+  std::string Code;
+  std::string X = G.elemMulti(N, Ix, Code);
+  Code += fmt::format("  %x = {} {}\n", irType(N.Type), X);
+  return Code;
+}
+
+/// Output shape of a reduction of A's innermost dimension.
+Extents outerExtents(const Shape &Sh) {
+  return Extents(Sh.extents(), Sh.extents() + Sh.rank() - 1);
+}
+
+class Fold final : public Skeleton {
+public:
+  const char *name() const override { return "fold"; }
+
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
+    const Node &N = G.root(), &A = *N.Kids[0];
+    bool HasSeed = !N.Consts.empty();
+    std::string Setup = fmt::format(
+        "  %n = i64 {}\n  %nchunks = i64 {}\n  %chunk = i64 {}\n"
+        "  %part = ptr {}\n",
+        G.hostInt(0), G.hostInt(1), G.hostInt(2), G.hostPtr(3));
+    std::string Outer;
+    std::vector<std::string> Ix = rowIndex(G, A, Outer);
+    std::string Elem = elemCode(G, A, Ix);
+    std::string T = irType(N.Type), Init, Store;
+    if (HasSeed) {
+      std::string Seed = G.constant(N, 0, Init);
+      Init += fmt::format("  %acc = {} {}\n  %c0 = i64 0\n", T, Seed);
+    } else {
+      Init = fmt::format("  %pp0 = getelementptr {0}, ptr %part, i64 %base\n"
+                         "  %acc = load {0}, ptr %pp0\n  %c0 = i64 1\n",
+                         T);
+    }
+    G.store(N.Type, G.outBuffers(0, N.Type), "%acc", "%row", Store);
+    return G.instantiate(FoldSkeleton,
+                         {{"setup", Setup},
+                          {"outer", Outer},
+                          {"elem", Elem},
+                          {"init", Init},
+                          {"store", Store},
+                          {"t", Binding::source(T)},
+                          {"f", G.fn(N.Fns[0]).substr(1)}},
+                         {"part", "final"}, Ctx);
+  }
+
+  llvm::Error launch(Launch &L) const override {
+    const Node &N = L.root(), &A = *N.Kids[0];
+    int64_t N1 = A.Sh.extent(A.Sh.rank() - 1);
+    int64_t Rows = N.Sh.size();
+    if (llvm::Error E = L.output(N.Type, N.Sh))
+      return E;
+    unsigned T = L.backend().parallelism();
+    int64_t Chunks;
+    if (N1 == 0)
+      Chunks = 0;
+    else if (T == 1 || Rows >= 2 * int64_t(T))
+      Chunks = 1;
+    else
+      Chunks = chunksFor(N1, std::max<unsigned>(1, unsigned(2 * T / Rows)),
+                         1 << 14);
+    int64_t Chunk = Chunks ? (N1 + Chunks - 1) / Chunks : 0;
+    if (Chunks)
+      Chunks = (N1 + Chunk - 1) / Chunk; // every chunk non-empty
+    void *Part = L.scratch(size_t(std::max<int64_t>(Rows * Chunks, 1)) *
+                           N.Type.numFields() * 8);
+    L.Host = {uint64_t(N1), uint64_t(Chunks), uint64_t(Chunk),
+              reinterpret_cast<uintptr_t>(Part)};
+    if (llvm::Error E = L.run(0, 0, Rows * Chunks, 1))
+      return E;
+    return L.run(1, 0, Rows, 64);
+  }
+};
+
+class FoldSeg final : public Skeleton {
+public:
+  const char *name() const override { return "foldSeg"; }
+
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
+    const Node &N = G.root(), &A = *N.Kids[0];
+    std::string Setup =
+        fmt::format("  %nseg = i64 {}\n  %offs = ptr {}\n  %lens = ptr {}\n",
+                    G.hostInt(0), G.hostPtr(1), G.hostPtr(2));
+    std::string Outer;
+    std::vector<std::string> Ix = rowIndex(G, A, Outer);
+    std::string Elem = elemCode(G, A, Ix);
+    std::string T = irType(N.Type), Init, Store;
+    if (!N.Consts.empty()) {
+      std::string Seed = G.constant(N, 0, Init);
+      Init += fmt::format("  %acc = {} {}\n  %from = i64 %first\n", T, Seed);
+    } else {
+      Init = "  %j = i64 %first\n" + Elem +
+             fmt::format("  %acc = {} %x\n  %from = add i64 %first, 1\n", T);
+    }
+    G.store(N.Type, G.outBuffers(0, N.Type), "%acc", "%it", Store);
+    return G.instantiate(FoldSegSkeleton,
+                         {{"setup", Setup},
+                          {"outer", Outer},
+                          {"elem", Elem},
+                          {"init", Init},
+                          {"store", Store},
+                          {"t", Binding::source(T)},
+                          {"f", G.fn(N.Fns[0]).substr(1)}},
+                         {"seg"}, Ctx);
+  }
+
+  llvm::Error launch(Launch &L) const override {
+    const Node &N = L.root(), &A = *N.Kids[0], &S = *N.Kids[1];
+    int64_t NSeg = S.Sh.size();
+    int64_t Inner = A.Sh.extent(A.Sh.rank() - 1);
+    auto *Offs = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
+    auto *Lens = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
+    int64_t Sum = 0;
+    for (int64_t I = 0; I < NSeg; ++I) {
+      int64_t Len = S.Type.field(0) == ScalarKind::I64
+                        ? static_cast<const int64_t *>(S.Data->data(0))[I]
+                        : static_cast<const int32_t *>(S.Data->data(0))[I];
+      if (Len < 0)
+        return failure(fmt::format("{}: segment {} has length {}", N.Name, I,
+                                   Len));
+      if (Len == 0 && N.Consts.empty())
+        return failure(fmt::format("{}: segment {} is empty, and {} has no "
+                                   "seed",
+                                   N.Name, I, N.Name));
+      Offs[I] = Sum;
+      Lens[I] = Len;
+      if (__builtin_add_overflow(Sum, Len, &Sum))
+        return failure(fmt::format("{}: the segment lengths overflow",
+                                   N.Name));
+    }
+    if (Sum != Inner)
+      return failure(fmt::format("{}: the segments add up to {}, but the "
+                                 "innermost dimension has {} elements",
+                                 N.Name, Sum, Inner));
+    if (llvm::Error E = L.output(N.Type, N.Sh))
+      return E;
+    L.Host = {uint64_t(NSeg), reinterpret_cast<uintptr_t>(Offs),
+              reinterpret_cast<uintptr_t>(Lens)};
+    return L.run(0, 0, N.Sh.size(), 16);
+  }
+};
+
+const Fold FoldSkel;
+const FoldSeg FoldSegSkel;
+
+std::vector<std::string> twoOf(const ElemType &T) {
+  return {irType(T), irType(T)};
+}
+
+/// fold and fold1 over A (Seed null for fold1), named Name.
+Acc makeFold(const char *Name, const Fn &F, const Scalar *Seed, const Acc &A) {
+  auto N = makeConsumer(FoldSkel, Name, {A.node()});
+  N->Fns = {F};
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Type = A.type();
+  if (A.shape().rank() == 0) {
+    N->Error = fmt::format("{}: needs an array of rank 1 or more", Name);
+    return Acc(N);
+  }
+  N->Error = checkFn(F, Name, twoOf(A.type()), irType(A.type()));
+  if (Seed) {
+    N->Consts = {*Seed};
+    if (N->Error.empty() && Seed->type() != A.type())
+      N->Error = fmt::format("{}: the seed is {}, the array holds {}", Name,
+                             Seed->type().str(), A.type().str());
+  } else if (N->Error.empty() &&
+             A.shape().extent(A.shape().rank() - 1) == 0 &&
+             Shape::make(outerExtents(A.shape()))->size() > 0) {
+    N->Error = fmt::format("{}: the innermost dimension of {} is empty, and "
+                           "{} has no seed",
+                           Name, A.shape().str(), Name);
+  }
+  rt::Expected<Shape> Out = Shape::make(outerExtents(A.shape()));
+  N->Sh = *Out;
+  N->OutTypes = {N->Type};
+  N->OutShapes = {N->Sh};
+  return Acc(N);
+}
+
+Acc makeFoldSeg(const char *Name, const Fn &F, const Scalar *Seed,
+                const Acc &A, const Acc &Segs) {
+  auto N = makeConsumer(FoldSegSkel, Name, {A.node(), Segs.node()});
+  N->ManifestKids = 2;
+  N->Fns = {F};
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Type = A.type();
+  if (A.shape().rank() == 0) {
+    N->Error = fmt::format("{}: needs an array of rank 1 or more", Name);
+    return Acc(N);
+  }
+  if (Segs.shape().rank() != 1 ||
+      (Segs.type() != ElemType::scalar(ScalarKind::I32) &&
+       Segs.type() != ElemType::scalar(ScalarKind::I64))) {
+    N->Error = fmt::format("{}: the segments must be a vector of i32 or i64, "
+                           "not {} of shape {}",
+                           Name, Segs.type().str(), Segs.shape().str());
+    return Acc(N);
+  }
+  N->Error = checkFn(F, Name, twoOf(A.type()), irType(A.type()));
+  if (Seed) {
+    N->Consts = {*Seed};
+    if (N->Error.empty() && Seed->type() != A.type())
+      N->Error = fmt::format("{}: the seed is {}, the array holds {}", Name,
+                             Seed->type().str(), A.type().str());
+  }
+  Extents E = outerExtents(A.shape());
+  E.push_back(Segs.shape().extent(0));
+  rt::Expected<Shape> Out = Shape::make(E);
+  if (!Out) {
+    N->Error = fmt::format("{}: {}", Name, Out.message());
+    return Acc(N);
+  }
+  N->Sh = *Out;
+  N->OutTypes = {N->Type};
+  N->OutShapes = {N->Sh};
+  return Acc(N);
+}
+
+} // namespace
+
+Acc llq::fold(const Fn &F, const Scalar &Seed, const Acc &A) {
+  return makeFold("fold", F, &Seed, A);
+}
+Acc llq::fold1(const Fn &F, const Acc &A) {
+  return makeFold("fold1", F, nullptr, A);
+}
+Acc llq::foldAll(const Fn &F, const Scalar &Seed, const Acc &A) {
+  if (!A.error().empty())
+    return makeFold("foldAll", F, &Seed, A);
+  return makeFold("foldAll", F, &Seed, reshape({A.shape().size()}, A));
+}
+Acc llq::fold1All(const Fn &F, const Acc &A) {
+  if (!A.error().empty())
+    return makeFold("fold1All", F, nullptr, A);
+  return makeFold("fold1All", F, nullptr, reshape({A.shape().size()}, A));
+}
+Acc llq::foldSeg(const Fn &F, const Scalar &Seed, const Acc &A,
+                 const Acc &Segs) {
+  return makeFoldSeg("foldSeg", F, &Seed, A, Segs);
+}
+Acc llq::fold1Seg(const Fn &F, const Acc &A, const Acc &Segs) {
+  return makeFoldSeg("fold1Seg", F, nullptr, A, Segs);
+}

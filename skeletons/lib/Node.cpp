@@ -1,0 +1,485 @@
+//===- Node.cpp - Producers: building and checking array expressions ------===//
+//
+// The delayed operations of Skeletons.h. Each builds a Node, computes its
+// element type and shape, and checks what it was given; the first mistake
+// is kept in Node::Error, located at the Fn's C++ place where a function is
+// at fault, and reported when the expression runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Node.h"
+#include <fmt/format.h>
+
+using namespace llq;
+using namespace llq::detail;
+
+//===-- Types -------------------------------------------------------------===//
+
+std::string llq::detail::irType(ScalarKind K) {
+  switch (K) {
+  case ScalarKind::I8:
+  case ScalarKind::U8:
+    return "i8";
+  case ScalarKind::I16:
+  case ScalarKind::U16:
+    return "i16";
+  case ScalarKind::I32:
+  case ScalarKind::U32:
+    return "i32";
+  case ScalarKind::I64:
+  case ScalarKind::U64:
+    return "i64";
+  case ScalarKind::F32:
+    return "float";
+  case ScalarKind::F64:
+    return "double";
+  case ScalarKind::Bool:
+    return "i1";
+  }
+  return "i8";
+}
+
+std::string llq::detail::memType(ScalarKind K) {
+  return K == ScalarKind::Bool ? "i8" : irType(K);
+}
+
+std::string llq::detail::irType(const ElemType &T) {
+  if (!T.isTuple())
+    return irType(T.field(0));
+  std::string S = "{ ";
+  for (size_t I = 0; I < T.numFields(); ++I)
+    S += (I ? ", " : "") + irType(T.field(I));
+  return S + " }";
+}
+
+std::optional<ElemType> llq::detail::elemTypeOf(const std::string &IR) {
+  static const std::pair<const char *, ScalarKind> Scalars[] = {
+      {"i8", ScalarKind::I8},       {"i16", ScalarKind::I16},
+      {"i32", ScalarKind::I32},     {"i64", ScalarKind::I64},
+      {"float", ScalarKind::F32},   {"double", ScalarKind::F64},
+      {"i1", ScalarKind::Bool}};
+  for (auto &[Name, Kind] : Scalars)
+    if (IR == Name)
+      return ElemType::scalar(Kind);
+  llvm::StringRef S(IR);
+  if (!S.consume_front("{ ") || !S.consume_back(" }"))
+    return std::nullopt;
+  std::vector<ScalarKind> Fields;
+  llvm::SmallVector<llvm::StringRef, 4> Parts;
+  S.split(Parts, ", ");
+  for (llvm::StringRef P : Parts) {
+    std::optional<ElemType> F = elemTypeOf(P.str());
+    if (!F || F->isTuple())
+      return std::nullopt;
+    Fields.push_back(F->field(0));
+  }
+  return ElemType::tuple(Fields);
+}
+
+/// The result type of a function that maps elements of In: In itself when
+/// the spellings agree (so unsigned stays unsigned), else the signed kind.
+static std::optional<ElemType> resultOf(const Fn &F, const ElemType &In) {
+  if (F.resultType() == irType(In))
+    return In;
+  return elemTypeOf(F.resultType());
+}
+
+std::string llq::detail::checkFn(const Fn &F, const char *Operation,
+                                 const std::vector<std::string> &Params,
+                                 const std::string &Result) {
+  if (!F.ok())
+    return F.error() + fmt::format("\nnote: the function was given to {}",
+                                   Operation);
+  auto List = [](const std::vector<std::string> &L) {
+    return "(" + fmt::format("{}", fmt::join(L, ", ")) + ")";
+  };
+  if (F.paramTypes() != Params)
+    return fmt::format("{}: error: {} needs a function of {}, but this one "
+                       "takes {}",
+                       F.where(), Operation, List(Params),
+                       List(F.paramTypes()));
+  if (!Result.empty() && F.resultType() != Result)
+    return fmt::format("{}: error: {} needs a function that returns {}, but "
+                       "this one returns {}",
+                       F.where(), Operation, Result, F.resultType());
+  return "";
+}
+
+//===-- Nodes -------------------------------------------------------------===//
+
+std::shared_ptr<Node> llq::detail::makeNode(Op K, const char *Name,
+                                            std::vector<NodeRef> Kids) {
+  auto N = std::make_shared<Node>();
+  N->K = K;
+  N->Name = Name;
+  for (const NodeRef &Kid : Kids) {
+    if (!Kid) {
+      N->Error = fmt::format("{}: an argument is an empty Acc", Name);
+      break;
+    }
+    if (!Kid->Error.empty() && N->Error.empty())
+      N->Error = Kid->Error;
+  }
+  N->Kids = std::move(Kids);
+  return N;
+}
+
+namespace {
+
+/// Sets N's shape from Extents, or its error.
+void setShape(Node &N, const Extents &E) {
+  rt::Expected<Shape> Sh = Shape::make(E);
+  if (!Sh) {
+    if (N.Error.empty())
+      N.Error = fmt::format("{}: {}", N.Name, Sh.message());
+    return;
+  }
+  N.Sh = *Sh;
+}
+
+void fail(Node &N, std::string Message) {
+  if (N.Error.empty())
+    N.Error = std::move(Message);
+}
+
+std::vector<std::string> indexParams(unsigned Rank) {
+  return std::vector<std::string>(Rank, "i64");
+}
+
+/// What an index projection to rank R returns.
+std::string indexResult(unsigned Rank) {
+  if (Rank == 1)
+    return "i64";
+  std::string S = "{ ";
+  for (unsigned I = 0; I < Rank; ++I)
+    S += I ? ", i64" : "i64";
+  return S + " }";
+}
+
+Extents extentsOf(const Shape &Sh) {
+  return Extents(Sh.extents(), Sh.extents() + Sh.rank());
+}
+
+} // namespace
+
+Acc llq::use(std::shared_ptr<rt::Array> A) {
+  auto N = makeNode(Op::Use, "use");
+  if (!A) {
+    N->Error = "use: an empty Array";
+    return Acc(N);
+  }
+  N->Type = A->type();
+  N->Sh = A->shape();
+  N->Data = std::move(A);
+  return Acc(N);
+}
+
+Acc llq::generate(const Extents &Sh, const Fn &F) {
+  auto N = makeNode(Op::Generate, "generate");
+  N->Fns = {F};
+  setShape(*N, Sh);
+  fail(*N, checkFn(F, "generate", indexParams(unsigned(Sh.size()))));
+  if (N->Error.empty()) {
+    if (auto T = elemTypeOf(F.resultType()))
+      N->Type = *T;
+    else
+      fail(*N, fmt::format("{}: error: generate: '{}' is not an element type",
+                           F.where(), F.resultType()));
+  }
+  return Acc(N);
+}
+
+Acc llq::map(const Fn &F, const Acc &A) {
+  auto N = makeNode(Op::Map, "map", {A.node()});
+  N->Fns = {F};
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Sh = A.shape();
+  fail(*N, checkFn(F, "map", {irType(A.type())}));
+  if (N->Error.empty()) {
+    if (auto T = resultOf(F, A.type()))
+      N->Type = *T;
+    else
+      fail(*N, fmt::format("{}: error: map: '{}' is not an element type",
+                           F.where(), F.resultType()));
+  }
+  return Acc(N);
+}
+
+static Acc zipWithN(const Fn &F, std::vector<Acc> In) {
+  std::vector<NodeRef> Kids;
+  for (const Acc &A : In)
+    Kids.push_back(A.node());
+  auto N = makeNode(Op::ZipWith, "zipWith", Kids);
+  N->Fns = {F};
+  if (!N->Error.empty())
+    return Acc(N);
+  unsigned Rank = In[0].shape().rank();
+  Extents E = extentsOf(In[0].shape());
+  bool Same = true;
+  std::vector<std::string> Params;
+  for (const Acc &A : In) {
+    Params.push_back(irType(A.type()));
+    if (A.shape().rank() != Rank) {
+      fail(*N, fmt::format("zipWith: the arrays' ranks differ ({} and {})",
+                           In[0].shape().str(), A.shape().str()));
+      return Acc(N);
+    }
+    Same = Same && A.shape() == In[0].shape();
+    for (unsigned D = 0; D < Rank; ++D)
+      E[D] = std::min(E[D], A.shape().extent(D));
+  }
+  setShape(*N, E);
+  N->Code = {Same ? 1 : 0};
+  fail(*N, checkFn(F, "zipWith", Params));
+  if (N->Error.empty()) {
+    if (auto T = resultOf(F, In[0].type()))
+      N->Type = *T;
+    else
+      fail(*N, fmt::format("{}: error: zipWith: '{}' is not an element type",
+                           F.where(), F.resultType()));
+  }
+  return Acc(N);
+}
+
+Acc llq::zipWith(const Fn &F, const Acc &A, const Acc &B) {
+  return zipWithN(F, {A, B});
+}
+Acc llq::zipWith(const Fn &F, const Acc &A, const Acc &B, const Acc &C) {
+  return zipWithN(F, {A, B, C});
+}
+Acc llq::zipWith(const Fn &F, const Acc &A, const Acc &B, const Acc &C,
+                 const Acc &D) {
+  return zipWithN(F, {A, B, C, D});
+}
+
+Acc llq::backpermute(const Extents &Sh, const Fn &Proj, const Acc &A) {
+  auto N = makeNode(Op::Backpermute, "backpermute", {A.node()});
+  N->Fns = {Proj};
+  setShape(*N, Sh);
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Type = A.type();
+  fail(*N, checkFn(Proj, "backpermute", indexParams(unsigned(Sh.size())),
+                   indexResult(A.shape().rank())));
+  if (A.shape().rank() == 0)
+    fail(*N, "backpermute: the source array has rank 0");
+  return Acc(N);
+}
+
+Acc llq::transform(const Extents &Sh, const Fn &Proj, const Fn &F,
+                   const Acc &A) {
+  auto N = makeNode(Op::Transform, "transform", {A.node()});
+  N->Fns = {Proj, F};
+  setShape(*N, Sh);
+  if (!N->Error.empty())
+    return Acc(N);
+  if (A.shape().rank() == 0)
+    fail(*N, "transform: the source array has rank 0");
+  fail(*N, checkFn(Proj, "transform", indexParams(unsigned(Sh.size())),
+                   indexResult(A.shape().rank())));
+  fail(*N, checkFn(F, "transform", {irType(A.type())}));
+  if (N->Error.empty()) {
+    if (auto T = resultOf(F, A.type()))
+      N->Type = *T;
+    else
+      fail(*N, fmt::format("{}: error: transform: '{}' is not an element type",
+                           F.where(), F.resultType()));
+  }
+  return Acc(N);
+}
+
+Acc llq::reshape(const Extents &Sh, const Acc &A) {
+  auto N = makeNode(Op::Reshape, "reshape", {A.node()});
+  setShape(*N, Sh);
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Type = A.type();
+  if (N->Sh.size() != A.shape().size())
+    fail(*N, fmt::format("reshape: shape {} has {} elements, the array {} has "
+                         "{}",
+                         N->Sh.str(), N->Sh.size(), A.shape().str(),
+                         A.shape().size()));
+  return Acc(N);
+}
+
+Acc llq::reverse(const Acc &A) {
+  auto N = makeNode(Op::Reverse, "reverse", {A.node()});
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Type = A.type();
+  N->Sh = A.shape();
+  if (A.shape().rank() != 1)
+    fail(*N, fmt::format("reverse: needs a vector, not an array of shape {}",
+                         A.shape().str()));
+  return Acc(N);
+}
+
+Acc llq::transpose(const Acc &A) {
+  auto N = makeNode(Op::Transpose, "transpose", {A.node()});
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Type = A.type();
+  if (A.shape().rank() != 2) {
+    fail(*N, fmt::format("transpose: needs a matrix, not an array of shape {}",
+                         A.shape().str()));
+    return Acc(N);
+  }
+  setShape(*N, {A.shape().extent(1), A.shape().extent(0)});
+  return Acc(N);
+}
+
+Acc llq::slice(const Acc &A, int64_t I) {
+  auto N = makeNode(Op::Slice, "slice", {A.node()});
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Type = A.type();
+  N->Vals = {I};
+  if (A.shape().rank() == 0 || I < 0 || I >= A.shape().extent(0)) {
+    fail(*N, fmt::format("slice: index {} is outside the outermost dimension "
+                         "of shape {}",
+                         I, A.shape().str()));
+    return Acc(N);
+  }
+  Extents E = extentsOf(A.shape());
+  E.erase(E.begin());
+  setShape(*N, E);
+  return Acc(N);
+}
+
+Acc llq::replicate(int64_t Count, const Acc &A) {
+  auto N = makeNode(Op::Replicate, "replicate", {A.node()});
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Type = A.type();
+  Extents E = extentsOf(A.shape());
+  E.insert(E.begin(), Count);
+  if (E.size() > Shape::MaxRank)
+    fail(*N, fmt::format("replicate: rank {} is more than the {} allowed",
+                         E.size(), Shape::MaxRank));
+  else
+    setShape(*N, E);
+  return Acc(N);
+}
+
+Acc llq::fill(const Extents &Sh, const Scalar &V) {
+  auto N = makeNode(Op::Fill, "fill");
+  setShape(*N, Sh);
+  N->Type = V.type();
+  N->Consts = {V};
+  return Acc(N);
+}
+
+Acc llq::enumFromN(const Extents &Sh, const Scalar &Start) {
+  auto N = makeNode(Op::EnumFromN, "enumFromN");
+  setShape(*N, Sh);
+  N->Type = Start.type();
+  N->Consts = {Start};
+  if (Start.type().isTuple() || Start.type().field(0) == ScalarKind::Bool)
+    fail(*N, fmt::format("enumFromN: needs a number, not {}",
+                         Start.type().str()));
+  return Acc(N);
+}
+
+//===-- Acc, Array, Scalar ------------------------------------------------===//
+
+namespace {
+const Node &nodeOf(const NodeRef &N) {
+  if (!N)
+    throw ArrayError("an empty Acc");
+  return *N;
+}
+} // namespace
+
+const ElemType &Acc::type() const { return nodeOf(N).Type; }
+const Shape &Acc::shape() const { return nodeOf(N).Sh; }
+const std::string &Acc::error() const { return nodeOf(N).Error; }
+
+void llq::detail::checkArrayType(const ElemType &Have, const ElemType &Want) {
+  if (Have != Want)
+    throw ArrayError(fmt::format("the array holds {}, not {}", Have.str(),
+                                 Want.str()));
+}
+
+Scalar ArrayHandle::at(int64_t Linear) const {
+  if (!A || Linear < 0 || Linear >= A->size())
+    throw ArrayError(fmt::format("element {} of an array of {} elements",
+                                 Linear, A ? A->size() : 0));
+  std::vector<uint64_t> Bits;
+  for (size_t F = 0; F < A->numFields(); ++F) {
+    size_t Bytes = rt::byteSize(A->type().field(F));
+    uint64_t B = 0;
+    std::memcpy(&B, static_cast<const char *>(A->data(F)) + Linear * Bytes,
+                Bytes);
+    Bits.push_back(B);
+  }
+  return Scalar(A->type(), std::move(Bits));
+}
+
+void Scalar::checkType(const ElemType &Want) const {
+  if (Type != Want)
+    throw ArrayError(fmt::format("the element is {}, not {}", Type.str(),
+                                 Want.str()));
+}
+
+static std::string fieldStr(ScalarKind K, uint64_t B) {
+  auto As = [B](auto V) {
+    std::memcpy(&V, &B, sizeof(V));
+    return V;
+  };
+  switch (K) {
+  case ScalarKind::I8:
+    return fmt::format("{}", As(int8_t()));
+  case ScalarKind::I16:
+    return fmt::format("{}", As(int16_t()));
+  case ScalarKind::I32:
+    return fmt::format("{}", As(int32_t()));
+  case ScalarKind::I64:
+    return fmt::format("{}", As(int64_t()));
+  case ScalarKind::U8:
+    return fmt::format("{}", As(uint8_t()));
+  case ScalarKind::U16:
+    return fmt::format("{}", As(uint16_t()));
+  case ScalarKind::U32:
+    return fmt::format("{}", As(uint32_t()));
+  case ScalarKind::U64:
+    return fmt::format("{}", As(uint64_t()));
+  case ScalarKind::F32:
+    return fmt::format("{}", As(float()));
+  case ScalarKind::F64:
+    return fmt::format("{}", As(double()));
+  case ScalarKind::Bool:
+    return B ? "True" : "False";
+  }
+  return "?";
+}
+
+std::string Scalar::str() const {
+  if (!Type.isTuple())
+    return fieldStr(Type.field(0), Bits[0]);
+  std::string S = "(";
+  for (size_t I = 0; I < Bits.size(); ++I)
+    S += (I ? "," : "") + fieldStr(Type.field(I), Bits[I]);
+  return S + ")";
+}
+
+//===-- Keys --------------------------------------------------------------===//
+
+void llq::detail::structuralKey(const Node &N, std::vector<uint64_t> &Key) {
+  Key.push_back(uint64_t(N.K) | uint64_t(N.Sh.rank()) << 8 |
+                uint64_t(N.Kids.size()) << 16 |
+                uint64_t(N.Type.isTuple()) << 24 |
+                uint64_t(N.Type.numFields()) << 32);
+  for (ScalarKind F : N.Type.fields())
+    Key.push_back(uint64_t(F));
+  Key.push_back(N.SkelId);
+  Key.push_back(N.Code.size());
+  for (int64_t C : N.Code)
+    Key.push_back(uint64_t(C));
+  for (const Fn &F : N.Fns)
+    Key.push_back(F.impl().Hash);
+  for (const Scalar &C : N.Consts)
+    Key.push_back(C.allBits().size());
+  for (const NodeRef &Kid : N.Kids)
+    structuralKey(*Kid, Key);
+}

@@ -1,0 +1,113 @@
+//===- Node.h - Array expression trees and scalar functions -----*- C++ -*-===//
+//
+// The untyped form of an array program. An operation of Skeletons.h builds a
+// Node: its element type and shape are computed (and checked) right away, so
+// every mistake is found where the expression is built and kept in
+// Node::Error for run() to report. Producers (Op::Use .. Op::EnumFromN) are
+// fused into their consumer by KernelGen; a consumer (Op::Consumer) names the
+// Skeleton that generates and launches its kernel.
+//
+// A node's structure (what KernelGen's code depends on) goes into
+// structuralKey(); its run-time values (extents, buffers, constants) travel
+// in the kernel's argument slots, so one kernel serves every shape of a rank.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLQUOTE_SKELETONS_NODE_H
+#define LLQUOTE_SKELETONS_NODE_H
+
+#include "llquote/Skeletons.h"
+#include "llquote/Template.h"
+#include <mutex>
+
+namespace llq::detail {
+
+class Skeleton;
+
+/// What LLQ_FN read: the definition as a template whose function name is the
+/// antiquote `$gid:name`, and its LLVM type.
+struct FnImpl {
+  std::string Signature, Body, File;
+  unsigned Line = 1;
+  uint64_t Id = 0;
+  /// FNV-1a of the signature and body: equal texts, equal code.
+  uint64_t Hash = 0;
+  std::string Error;
+  std::vector<std::string> Params;
+  std::string Result;
+  /// The atomicrmw operation equal to F(new, old) when F is one, or "".
+  std::string AtomicOp;
+  std::unique_ptr<Template> Def;
+};
+
+enum class Op : uint8_t {
+  Use,         ///< A manifest array.
+  Generate,    ///< Fns[0](ix...)
+  Map,         ///< Fns[0](Kids[0][ix])
+  ZipWith,     ///< Fns[0](Kids[0][ix], ...); Code[0]: all shapes equal.
+  Transform,   ///< Fns[1](Kids[0][Fns[0](ix)]); Backpermute has no Fns[1].
+  Backpermute, ///< Kids[0][Fns[0](ix)]
+  Reshape,     ///< Kids[0] at the same linear position.
+  Reverse,     ///< Kids[0][n-1-i]
+  Transpose,   ///< Kids[0][j][i]
+  Slice,       ///< Kids[0][Vals[0]][ix...]
+  Replicate,   ///< Kids[0][ix[1:]]
+  Fill,        ///< Consts[0]
+  EnumFromN,   ///< Consts[0] + linear position
+  Consumer,    ///< A skeleton's kernel: Skel.
+  Select,      ///< Output Code[0] of the multi-output consumer Kids[0].
+};
+
+struct Node {
+  Op K = Op::Use;
+  /// The operation's name for messages ("zipWith").
+  const char *Name = "use";
+  ElemType Type = ElemType::scalar(ScalarKind::I32);
+  Shape Sh;
+  std::vector<NodeRef> Kids;
+  std::vector<Fn> Fns;
+  std::vector<Scalar> Consts;
+  /// Structural parameters: part of the key.
+  std::vector<int64_t> Code;
+  /// Run-time parameters: passed in slots.
+  std::vector<int64_t> Vals;
+  std::shared_ptr<rt::Array> Data;
+  const Skeleton *Skel = nullptr;
+  /// A hash of the skeleton's name: stable from process to process.
+  uint64_t SkelId = 0;
+  /// Kids (bit I for kid I) that a consumer reads on the host, and so
+  /// are computed before it instead of fused into it.
+  uint32_t ManifestKids = 0;
+  /// The consumer's outputs (Select picks one); one for most skeletons.
+  std::vector<ElemType> OutTypes;
+  std::vector<Shape> OutShapes;
+  std::string Error;
+
+  bool isProducer() const { return K != Op::Consumer && K != Op::Select; }
+};
+
+/// A new node; Error is set from the first kid that has one.
+std::shared_ptr<Node> makeNode(Op K, const char *Name,
+                               std::vector<NodeRef> Kids = {});
+
+/// The LLVM spelling of an element type in registers ("float", "i1",
+/// "{ i32, float }") and of a field in memory (bool is "i8").
+std::string irType(const ElemType &T);
+std::string irType(ScalarKind K);
+std::string memType(ScalarKind K);
+
+/// Checks that F takes Params and returns Result (empty: any); the error
+/// is at F's place and names Operation.
+std::string checkFn(const Fn &F, const char *Operation,
+                    const std::vector<std::string> &Params,
+                    const std::string &Result = "");
+/// The ElemType of an LLVM type spelling, if it is one of ours.
+std::optional<ElemType> elemTypeOf(const std::string &IRType);
+
+/// Appends N's structure (and its kids') to Key; Stable selects function
+/// hashes instead of ids.
+void structuralKey(const Node &N, std::vector<uint64_t> &Key);
+
+} // namespace llq::detail
+
+#endif // LLQUOTE_SKELETONS_NODE_H

@@ -1,0 +1,396 @@
+//===- Runtime.cpp - Running array expressions: fusion, caches, backends --===//
+//
+// run() walks an expression from the root: a consumer's producers are
+// copied into one tree (fused); a consumer below another is run first and
+// read as a manifest array. The tree's structure is the kernel cache's key,
+// so a repeated operation costs a key, a hash lookup and the launch: no
+// template is instantiated and no IR is printed or hashed. On a miss the
+// consumer's skeleton is instantiated and the engine compiles it (or finds
+// it in its own memory and disk caches).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Skeleton.h"
+#include "llquote/runtime/Engine.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <unordered_map>
+
+using namespace llq;
+using namespace llq::detail;
+
+namespace {
+
+class CpuBackend final : public Backend {
+public:
+  explicit CpuBackend(unsigned Threads) : G(Threads) {}
+  BackendKind kind() const override { return BackendKind::CPU; }
+  unsigned parallelism() const override { return G.numThreads(); }
+  bool atomics() const override { return true; }
+  rt::Status launch(rt::KernelFn Fn, int64_t Begin, int64_t End, void *Args,
+                    int64_t Grain) override {
+    return G.parallelFor(Begin, End, Fn, Args, Grain);
+  }
+
+private:
+  rt::Gang G;
+};
+
+class SequentialBackend final : public Backend {
+public:
+  BackendKind kind() const override { return BackendKind::Sequential; }
+  unsigned parallelism() const override { return 1; }
+  bool atomics() const override { return false; }
+  rt::Status launch(rt::KernelFn Fn, int64_t Begin, int64_t End, void *Args,
+                    int64_t) override {
+    if (End > Begin)
+      Fn(Begin, End, Args);
+    return rt::Status();
+  }
+};
+
+struct KeyHash {
+  size_t operator()(const std::vector<uint64_t> &K) const {
+    uint64_t H = 14695981039346656037ull;
+    for (uint64_t W : K) {
+      H ^= W;
+      H *= 1099511628211ull;
+      H ^= H >> 29;
+    }
+    return size_t(H);
+  }
+};
+
+std::shared_ptr<Node> copyNode(const Node &N) {
+  auto C = std::make_shared<Node>();
+  C->K = N.K;
+  C->Name = N.Name;
+  C->Type = N.Type;
+  C->Sh = N.Sh;
+  C->Fns = N.Fns;
+  C->Consts = N.Consts;
+  C->Code = N.Code;
+  C->Vals = N.Vals;
+  C->Data = N.Data;
+  C->Skel = N.Skel;
+  C->SkelId = N.SkelId;
+  C->ManifestKids = N.ManifestKids;
+  C->OutTypes = N.OutTypes;
+  C->OutShapes = N.OutShapes;
+  return C;
+}
+
+std::shared_ptr<Node> useOf(std::shared_ptr<rt::Array> A) {
+  auto N = std::make_shared<Node>();
+  N->K = Op::Use;
+  N->Type = A->type();
+  N->Sh = A->shape();
+  N->Data = std::move(A);
+  return N;
+}
+
+std::string optionOrEnv(const std::optional<std::string> &Opt,
+                        const char *Var) {
+  if (Opt)
+    return *Opt;
+  const char *V = std::getenv(Var);
+  return V ? V : "";
+}
+
+} // namespace
+
+namespace llq::detail {
+
+class RuntimeImpl {
+  /// The results of the consumers one run() has computed: a consumer that
+  /// is shared, and both halves of scanl', run once.
+  using Memo = std::map<const Node *, std::vector<std::shared_ptr<rt::Array>>>;
+
+public:
+  explicit RuntimeImpl(const RuntimeOptions &O) : Opts(O) {
+    rt::EngineOptions EO;
+    EO.CPU = O.CPU;
+    EO.OptLevel = O.OptLevel;
+    EO.Verbose = O.Verbose;
+    auto E = rt::Engine::create(EO);
+    if (!E)
+      throw ArrayError("llquote: cannot start the JIT: " +
+                       llvm::toString(E.takeError()));
+    Eng = std::move(*E);
+    if (O.Backend == BackendKind::CPU)
+      B = std::make_unique<CpuBackend>(O.Threads);
+    else
+      B = std::make_unique<SequentialBackend>();
+    std::string V = O.Verbose ? (*O.Verbose ? "1" : "0")
+                              : optionOrEnv(std::nullopt, "LLQ_VERBOSE");
+    Verbose = V == "1" || V == "on";
+    DumpDir = optionOrEnv(O.DumpIR, "LLQ_DUMP_IR");
+  }
+
+  llvm::Expected<std::shared_ptr<rt::Array>> run(const NodeRef &N) {
+    Memo M;
+    return run(N, M);
+  }
+  llvm::Expected<std::string> kernelIR(const NodeRef &N, bool Optimized);
+
+  RuntimeOptions Opts;
+  std::unique_ptr<rt::Engine> Eng;
+  std::unique_ptr<Backend> B;
+  bool Verbose = false;
+  std::string DumpDir;
+  std::atomic<uint64_t> Built{0}, Hits{0}, Launches{0};
+
+private:
+  llvm::Expected<std::shared_ptr<rt::Array>> run(const NodeRef &N, Memo &M);
+  llvm::Expected<std::vector<std::shared_ptr<rt::Array>>>
+  materialize(const Node &C, Memo &M);
+  llvm::Expected<NodeRef> prepare(const NodeRef &P, Memo &M);
+  llvm::Expected<std::shared_ptr<Node>> prepareConsumer(const Node &C,
+                                                        Memo &M);
+  llvm::Expected<std::shared_ptr<const Kernel>> kernelFor(const Node &Root);
+  llvm::Error dump(const llvm::Module &M, const std::string &Name);
+
+  std::mutex CacheLock;
+  std::unordered_map<std::vector<uint64_t>, std::shared_ptr<const Kernel>,
+                     KeyHash>
+      Cache;
+};
+
+} // namespace llq::detail
+
+llvm::Expected<NodeRef> RuntimeImpl::prepare(const NodeRef &P, Memo &M) {
+  if (P->K == Op::Consumer || P->K == Op::Select) {
+    auto A = run(P, M);
+    if (!A)
+      return A.takeError();
+    return NodeRef(useOf(*A));
+  }
+  auto C = copyNode(*P);
+  for (const NodeRef &Kid : P->Kids) {
+    auto K = prepare(Kid, M);
+    if (!K)
+      return K.takeError();
+    C->Kids.push_back(*K);
+  }
+  return NodeRef(C);
+}
+
+llvm::Expected<std::shared_ptr<Node>>
+RuntimeImpl::prepareConsumer(const Node &C, Memo &M) {
+  auto Root = copyNode(C);
+  for (size_t I = 0; I < C.Kids.size(); ++I) {
+    if (C.ManifestKids & (1u << I)) {
+      auto A = run(C.Kids[I], M);
+      if (!A)
+        return A.takeError();
+      Root->Kids.push_back(useOf(*A));
+      continue;
+    }
+    auto K = prepare(C.Kids[I], M);
+    if (!K)
+      return K.takeError();
+    Root->Kids.push_back(*K);
+  }
+  return Root;
+}
+
+llvm::Error RuntimeImpl::dump(const llvm::Module &M, const std::string &Name) {
+  if (DumpDir.empty())
+    return llvm::Error::success();
+  if (std::error_code EC = llvm::sys::fs::create_directories(DumpDir))
+    return failure("LLQ_DUMP_IR: cannot create " + DumpDir + ": " +
+                   EC.message());
+  auto Write = [&](const llvm::Module &Mod,
+                   const std::string &File) -> llvm::Error {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(DumpDir + "/" + File, EC);
+    if (EC)
+      return failure("LLQ_DUMP_IR: cannot write " + DumpDir + "/" + File +
+                     ": " + EC.message());
+    Mod.print(OS, nullptr);
+    return llvm::Error::success();
+  };
+  if (llvm::Error E = Write(M, Name + ".ll"))
+    return E;
+  std::unique_ptr<llvm::Module> Opt = llvm::CloneModule(M);
+  if (llvm::Error E = Eng->optimize(*Opt))
+    return E;
+  return Write(*Opt, Name + ".opt.ll");
+}
+
+llvm::Expected<std::shared_ptr<const Kernel>>
+RuntimeImpl::kernelFor(const Node &Root) {
+  std::vector<uint64_t> Key{uint64_t(B->kind())};
+  structuralKey(Root, Key);
+  std::lock_guard<std::mutex> Lock(CacheLock);
+  auto It = Cache.find(Key);
+  if (It != Cache.end()) {
+    ++Hits;
+    if (Verbose)
+      llvm::errs() << "llquote: " << It->second->Name
+                   << ": found by structure, no instantiation\n";
+    return It->second;
+  }
+  auto Start = std::chrono::steady_clock::now();
+  std::string Name = fmt::format("llq_{}_{:016x}", Root.Skel->name(),
+                                 uint64_t(KeyHash()(Key)));
+  KernelGen G(Root, Name, *B);
+  auto Ctx = std::make_unique<llvm::LLVMContext>();
+  auto M = Root.Skel->generate(G, *Ctx);
+  if (!M)
+    return llvm::joinErrors(
+        failure(fmt::format("{}: the {} skeleton did not instantiate:",
+                            Root.Name, Root.Skel->name())),
+        M.takeError());
+  if (llvm::Error E = dump(**M, Name))
+    return std::move(E);
+  auto Added = Eng->addModule(
+      llvm::orc::ThreadSafeModule(std::move(*M), std::move(Ctx)));
+  if (!Added)
+    return Added.takeError();
+  auto K = std::make_shared<Kernel>();
+  K->Name = Name;
+  K->Slots = G.slots();
+  for (const std::string &P : G.phases()) {
+    auto F = Eng->lookup<void(int64_t, int64_t, void *)>(Name + "." + P);
+    if (!F)
+      return F.takeError();
+    K->Phases.push_back(*F);
+  }
+  ++Built;
+  if (Verbose)
+    llvm::errs() << fmt::format(
+        "llquote: {}: instantiated and compiled in {:.1f} ms\n", Name,
+        std::chrono::duration<double, std::milli>(
+            std::chrono::steady_clock::now() - Start)
+            .count());
+  Cache.emplace(std::move(Key), K);
+  return std::shared_ptr<const Kernel>(K);
+}
+
+llvm::Expected<std::vector<std::shared_ptr<rt::Array>>>
+RuntimeImpl::materialize(const Node &C, Memo &M) {
+  auto Found = M.find(&C);
+  if (Found != M.end())
+    return Found->second;
+  auto Root = prepareConsumer(C, M);
+  if (!Root)
+    return Root.takeError();
+  auto K = kernelFor(**Root);
+  if (!K)
+    return K.takeError();
+  Launch L(**Root, **K, *B);
+  try {
+    if (llvm::Error E = C.Skel->launch(L))
+      return std::move(E);
+  } catch (const ArrayError &Ex) {
+    return failure(Ex.what());
+  }
+  Launches += (*K)->Phases.size();
+  M[&C] = L.Outputs;
+  return L.Outputs;
+}
+
+llvm::Expected<std::shared_ptr<rt::Array>> RuntimeImpl::run(const NodeRef &N,
+                                                            Memo &Done) {
+  if (!N)
+    return failure("run: an empty Acc");
+  if (!N->Error.empty())
+    return failure(N->Error);
+  if (N->K == Op::Use)
+    return N->Data;
+  if (N->K == Op::Select) {
+    auto Outs = materialize(*N->Kids[0], Done);
+    if (!Outs)
+      return Outs.takeError();
+    return (*Outs)[size_t(N->Code[0])];
+  }
+  if (N->K == Op::Consumer) {
+    auto Outs = materialize(*N, Done);
+    if (!Outs)
+      return Outs.takeError();
+    return (*Outs)[0];
+  }
+  auto M = makeConsumer(materializeSkeleton(), N->Name, {N});
+  M->Type = N->Type;
+  M->Sh = N->Sh;
+  auto Outs = materialize(*M, Done);
+  if (!Outs)
+    return Outs.takeError();
+  return (*Outs)[0];
+}
+
+llvm::Expected<std::string> RuntimeImpl::kernelIR(const NodeRef &N,
+                                                  bool Optimized) {
+  if (!N->Error.empty())
+    return failure(N->Error);
+  std::shared_ptr<Node> Root;
+  if (N->K == Op::Consumer) {
+    Memo Done;
+    auto R = prepareConsumer(*N, Done);
+    if (!R)
+      return R.takeError();
+    Root = *R;
+  } else if (N->K == Op::Select) {
+    return kernelIR(N->Kids[0], Optimized);
+  } else {
+    auto M = makeConsumer(materializeSkeleton(), N->Name, {N});
+    Memo Done;
+    auto R = prepareConsumer(*M, Done);
+    if (!R)
+      return R.takeError();
+    Root = *R;
+  }
+  KernelGen G(*Root, "kernel", *B);
+  llvm::LLVMContext Ctx;
+  auto M = Root->Skel->generate(G, Ctx);
+  if (!M)
+    return M.takeError();
+  if (Optimized)
+    if (llvm::Error E = Eng->optimize(**M))
+      return std::move(E);
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  (*M)->print(OS, nullptr);
+  return S;
+}
+
+//===-- Runtime -----------------------------------------------------------===//
+
+Runtime::Runtime() : Runtime(RuntimeOptions()) {}
+Runtime::Runtime(const RuntimeOptions &Options)
+    : P(std::make_unique<RuntimeImpl>(Options)) {}
+Runtime::~Runtime() = default;
+
+llvm::Expected<Array<>> Runtime::tryRun(const Acc &A) {
+  auto R = P->run(A.node());
+  if (!R)
+    return R.takeError();
+  return Array<>(*R);
+}
+
+Array<> Runtime::run(const Acc &A) {
+  auto R = tryRun(A);
+  if (!R)
+    throw ArrayError(llvm::toString(R.takeError()));
+  return *R;
+}
+
+llvm::Expected<std::string> Runtime::kernelIR(const Acc &A, bool Optimized) {
+  if (!A.node())
+    return failure("kernelIR: an empty Acc");
+  return P->kernelIR(A.node(), Optimized);
+}
+
+RuntimeStats Runtime::stats() const {
+  return {P->Built.load(), P->Hits.load(), P->Launches.load()};
+}
+BackendKind Runtime::backend() const { return P->B->kind(); }
+unsigned Runtime::numThreads() const { return P->B->parallelism(); }

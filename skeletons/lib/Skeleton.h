@@ -1,0 +1,191 @@
+//===- Skeleton.h - What a skeleton is, and what it is given ----*- C++ -*-===//
+//
+// A skeleton turns one consumer node into a kernel module and runs it:
+//
+//   - generate(): instantiates the skeleton's dialect template for the node,
+//     with the element code of its (fused) producers that KernelGen writes.
+//     Every phase of the skeleton is one entry point with the gang's kernel
+//     signature, void(i64 start, i64 end, ptr args); the args block holds
+//     one 8-byte slot per buffer, extent and constant the code reads.
+//   - launch(): allocates the outputs, computes what the host decides
+//     (chunk counts, offsets), and runs the phases through the Backend.
+//
+// The target-specific parts sit behind Backend: how an index space is
+// launched, whether atomics exist, where arrays live. Skeletons ask it;
+// they never test which backend they run on.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLQUOTE_SKELETONS_SKELETON_H
+#define LLQUOTE_SKELETONS_SKELETON_H
+
+#include "Node.h"
+#include "llquote/runtime/Scheduler.h"
+#include <map>
+
+namespace llvm {
+class Module;
+class LLVMContext;
+} // namespace llvm
+
+namespace llq::detail {
+
+/// One 8-byte slot of a kernel's argument block.
+struct SlotSpec {
+  enum Kind : uint8_t { Buffer, Extent, ConstField, Val, Out, Host };
+  Kind K = Host;
+  uint32_t NodeIx = 0; ///< Preorder number of the node it belongs to.
+  uint32_t A = 0;      ///< Field, dimension, constant or value number.
+  uint32_t B = 0;      ///< A constant's field.
+  std::string Ty;      ///< The parameter's type: ptr, i64, or a field's.
+  bool NoAlias = true; ///< For ptr: only this thread touches it.
+  auto tie() const { return std::tie(K, NodeIx, A, B, Ty, NoAlias); }
+  bool operator<(const SlotSpec &O) const { return tie() < O.tie(); }
+};
+
+/// Where kernels run.
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  /// Threads that run a launch at once.
+  virtual unsigned parallelism() const = 0;
+  /// Whether concurrent writes to one cell need atomics.
+  virtual bool atomics() const = 0;
+  /// Runs Fn over [Begin, End), in pieces of at least Grain indices.
+  virtual rt::Status launch(rt::KernelFn Fn, int64_t Begin, int64_t End,
+                            void *Args, int64_t Grain) = 0;
+};
+
+/// Writes a kernel module for one consumer: names, slots, element code.
+class KernelGen {
+public:
+  KernelGen(const Node &Root, std::string Name, const Backend &B);
+
+  const Node &root() const { return Root; }
+  const std::string &name() const { return Name; }
+  const Backend &backend() const { return B; }
+  bool atomics() const { return B.atomics(); }
+
+  /// A new local name, "%t12".
+  std::string fresh(const char *Base = "t");
+  /// The kernel's name for F, "@f0"; its definition goes into the module.
+  std::string fn(const Fn &F);
+  /// "%s3": the parameter that holds slot S.
+  std::string slot(SlotSpec S);
+  std::string buffer(const Node &N, unsigned Field);
+  std::string extent(const Node &N, unsigned Dim);
+  std::string val(const Node &N, unsigned K);
+  std::string out(unsigned Output, unsigned Field, bool NoAlias = true);
+  std::string hostInt(unsigned K);
+  std::string hostPtr(unsigned K, bool NoAlias = true);
+  /// Code that builds constant C of N; returns its operand.
+  std::string constant(const Node &N, unsigned C, std::string &Code);
+
+  /// Code computing N's element at a linear position / a multi-index
+  /// (outermost first); returns the operand that holds it.
+  std::string elemLinear(const Node &N, const std::string &L,
+                         std::string &Code);
+  std::string elemMulti(const Node &N, const std::vector<std::string> &Ix,
+                        std::string &Code);
+  /// Row-major position of Ix in N's shape, and the reverse.
+  std::string linearOf(const Node &N, const std::vector<std::string> &Ix,
+                       std::string &Code);
+  std::vector<std::string> multiOf(const Node &N, const std::string &L,
+                                   std::string &Code);
+  /// `call` of F on typed arguments ("float %x"); returns the result.
+  std::string call(const Fn &F, const std::vector<std::string> &Args,
+                   std::string &Code);
+  /// Loads / stores an element of type T, one buffer per field.
+  std::string load(const ElemType &T, const std::vector<std::string> &Bufs,
+                   const std::string &L, std::string &Code);
+  void store(const ElemType &T, const std::vector<std::string> &Bufs,
+             const std::string &V, const std::string &L, std::string &Code);
+  std::vector<std::string> outBuffers(unsigned Output, const ElemType &T,
+                                      bool NoAlias = true);
+
+  /// Instantiates Skel, a module template with the antiquotes $defs:fns,
+  /// $params:params and $defs:entries besides those in Extra; each phase P
+  /// of Phases is a function @body.P of the template, exported as
+  /// @NAME.P.
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  instantiate(const Template &Skel, Bindings Extra,
+              const std::vector<std::string> &Phases, llvm::LLVMContext &Ctx);
+
+  const std::vector<SlotSpec> &slots() const { return Slots; }
+  const std::vector<std::string> &phases() const { return Phases; }
+  /// Preorder numbering of the tree under Root.
+  unsigned indexOf(const Node &N) const;
+
+private:
+  const Node &Root;
+  std::string Name;
+  const Backend &B;
+  unsigned Counter = 0;
+  std::map<const Node *, unsigned> Index;
+  std::vector<SlotSpec> Slots;
+  std::map<SlotSpec, unsigned> SlotIx;
+  std::vector<const FnImpl *> Fns;
+  std::vector<std::string> Phases;
+};
+
+struct Kernel {
+  std::string Name;
+  std::vector<rt::KernelFn> Phases;
+  std::vector<SlotSpec> Slots;
+};
+
+/// One run of a compiled kernel.
+class Launch {
+public:
+  Launch(const Node &Root, const Kernel &K, Backend &B);
+  const Node &root() const { return Root; }
+  Backend &backend() { return B; }
+
+  /// Appends an owned, zero-filled output array.
+  llvm::Error output(const ElemType &T, const Shape &Sh);
+  /// Zero-filled scratch memory that lives as long as the Launch.
+  void *scratch(size_t Bytes);
+  /// Runs phase Phase over [Begin, End).
+  llvm::Error run(unsigned Phase, int64_t Begin, int64_t End, int64_t Grain);
+
+  std::vector<std::shared_ptr<rt::Array>> Outputs;
+  /// The values of the kernel's Host slots.
+  std::vector<uint64_t> Host;
+
+private:
+  const Node &Root;
+  const Kernel &K;
+  Backend &B;
+  std::vector<const Node *> Nodes;
+  std::vector<uint64_t> Args;
+  std::vector<std::unique_ptr<uint8_t[], void (*)(uint8_t *)>> Scratch;
+};
+
+class Skeleton {
+public:
+  virtual ~Skeleton() = default;
+  virtual const char *name() const = 0;
+  virtual llvm::Expected<std::unique_ptr<llvm::Module>>
+  generate(KernelGen &G, llvm::LLVMContext &Ctx) const = 0;
+  virtual llvm::Error launch(Launch &L) const = 0;
+};
+
+/// A consumer node of Skel over Kids.
+std::shared_ptr<Node> makeConsumer(const Skeleton &Skel, const char *Name,
+                                   std::vector<NodeRef> Kids);
+/// A Select of each of N's outputs.
+std::vector<Acc> outputsOf(const std::shared_ptr<Node> &N);
+
+/// How many chunks of at least MinChunk a range of N splits into for
+/// Threads threads (0 when N is 0).
+int64_t chunksFor(int64_t N, unsigned Threads, int64_t MinChunk);
+/// An llvm::Error holding Message.
+llvm::Error failure(const std::string &Message);
+
+/// The skeletons of the library.
+const Skeleton &materializeSkeleton();
+
+} // namespace llq::detail
+
+#endif // LLQUOTE_SKELETONS_SKELETON_H
