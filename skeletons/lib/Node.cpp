@@ -52,6 +52,8 @@ std::string llq::detail::irType(const ElemType &T) {
   return S + " }";
 }
 
+std::string llq::detail::irTypeOf(const ElemType &T) { return irType(T); }
+
 std::optional<ElemType> llq::detail::elemTypeOf(const std::string &IR) {
   static const std::pair<const char *, ScalarKind> Scalars[] = {
       {"i8", ScalarKind::I8},       {"i16", ScalarKind::I16},

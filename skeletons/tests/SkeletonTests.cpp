@@ -1,17 +1,67 @@
 //===- SkeletonTests.cpp - The array skeletons against plain C++ loops ----===//
+//
+// Every skeleton runs on the CPU backend (all cores, chunked) and on the
+// sequential backend, over random sizes (empty, 1, primes, sizes that are
+// not multiples of a chunk, more than a million), and is compared with a
+// plain C++ loop: integers bit-exact, floats within a stated bound.
+//
+//===----------------------------------------------------------------------===//
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "llquote/Skeletons.h"
+#include <cmath>
 #include <doctest/doctest.h>
-#include <numeric>
+#include <random>
 
 using namespace llq;
 
-static Runtime &cpu() {
+namespace {
+
+Runtime &cpu() {
   static Runtime R;
   return R;
 }
+Runtime &seq() {
+  static Runtime R([] {
+    RuntimeOptions O;
+    O.Backend = BackendKind::Sequential;
+    return O;
+  }());
+  return R;
+}
 
-TEST_CASE("dot product: fold of zipWith") {
+const std::vector<int64_t> Sizes = {0, 1, 2, 7, 97, 1009, 16384, 16385,
+                                    100003, (1 << 20) + 3};
+
+template <typename T> std::vector<T> randomVector(int64_t N, unsigned Seed) {
+  std::mt19937_64 G(Seed);
+  std::vector<T> V(static_cast<size_t>(N));
+  for (auto &X : V) {
+    if constexpr (std::is_floating_point_v<T>)
+      X = T(std::uniform_real_distribution<double>(-1, 1)(G));
+    else
+      X = T(G() % 100);
+  }
+  return V;
+}
+
+/// Floats: a sum of n terms of magnitude <= 1 in any association differs
+/// from the sequential sum by at most n * eps * sum|x|; we allow that.
+template <typename T> bool close(T Got, T Want, int64_t N, double Scale) {
+  if constexpr (std::is_floating_point_v<T>) {
+    double Tol = double(std::numeric_limits<T>::epsilon()) * double(N + 1) *
+                 std::max(1.0, Scale);
+    return std::fabs(double(Got) - double(Want)) <= Tol;
+  } else {
+    return Got == Want;
+  }
+}
+template <typename T> void checkClose(T Got, T Want, int64_t N, double Scale) {
+  CHECK(close(Got, Want, N, Scale));
+}
+
+} // namespace
+
+TEST_CASE("dot product: fold of zipWith, one kernel") {
   std::vector<float> Xs(1000), Ys(1000);
   for (int I = 0; I < 1000; ++I) {
     Xs[I] = float(I % 7);
@@ -20,9 +70,215 @@ TEST_CASE("dot product: fold of zipWith") {
   Array<float> X = fromVector(Xs), Y = fromVector(Ys);
   auto Mul = LLQ_FN("float (float %a, float %b)", "%r = fmul float %a, %b");
   auto Add = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  uint64_t Built = cpu().stats().KernelsBuilt;
   float Dot = cpu().run(fold(Add, 0.0f, zipWith(Mul, X, Y))).scalar();
   float Want = 0;
   for (int I = 0; I < 1000; ++I)
     Want += Xs[I] * Ys[I];
   CHECK(Dot == Want);
+  CHECK(cpu().stats().KernelsBuilt - Built <= 1);
+  // Again: found by structure, nothing instantiated.
+  uint64_t Hits = cpu().stats().KernelHits;
+  float Again = cpu().run(fold(Add, 0.0f, zipWith(Mul, X, Y))).scalar();
+  CHECK(Again == Want);
+  CHECK(cpu().stats().KernelHits == Hits + 1);
+}
+
+TEST_CASE("fusion: dot, SAXPY and RMSE compile to one kernel without a temporary") {
+  Array<float> X = fromVector(std::vector<float>(100, 1.0f));
+  Array<float> Y = fromVector(std::vector<float>(100, 2.0f));
+  auto Mul = LLQ_FN("float (float %a, float %b)", "%r = fmul float %a, %b");
+  auto Add = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  auto Axpy = LLQ_FN("float (float %x, float %y)",
+                     "%ax = fmul float 2.0, %x\n %r = fadd float %ax, %y");
+  auto Sq = LLQ_FN("float (float %a, float %b)",
+                   "%d = fsub float %a, %b\n %r = fmul float %d, %d");
+  for (const Acc &A : {fold(Add, 0.0f, zipWith(Mul, X, Y)), zipWith(Axpy, X, Y),
+                       foldAll(Add, 0.0f, zipWith(Sq, X, Y))}) {
+    auto IR = cpu().kernelIR(A);
+    REQUIRE(IR);
+    // One module; its only buffers are the two inputs, the output and the
+    // fold's partials: no intermediate array is written and read back.
+    size_t Loads = 0, Pos = 0;
+    while ((Pos = IR->find("load ptr", Pos)) != std::string::npos) {
+      ++Loads;
+      ++Pos;
+    }
+    unsigned Phases = 0;
+    for (const char *P : {"define void @kernel.map(", "define void @kernel.part(",
+                          "define void @kernel.final("})
+      Phases += IR->find(P) != std::string::npos;
+    CHECK(IR->find("call float @f0") != std::string::npos);
+    if (IR->find("@kernel.map") != std::string::npos) {
+      CHECK(Phases == 1);
+      CHECK(Loads == 3); // X, Y, the output: once per entry
+    } else {
+      CHECK(Phases == 2);
+      CHECK(Loads == 2 * 4); // X, Y, the output, the partials; per phase
+    }
+  }
+  float Rmse = std::sqrt(cpu().run(foldAll(Add, 0.0f, zipWith(Sq, X, Y))).scalar().get<float>() / 100);
+  CHECK(Rmse == 1.0f);
+}
+
+TEST_CASE_TEMPLATE("map, zipWith, fold and scans against C++ loops", T, int32_t,
+                   int64_t, uint8_t, float, double) {
+  std::string Ty = llq::detail::irTypeOf<T>();
+  bool FP = std::is_floating_point_v<T>;
+  Fn Add(Ty + " (" + Ty + " %a, " + Ty + " %b)",
+         std::string("%r = ") + (FP ? "fadd " : "add ") + Ty + " %a, %b");
+  Fn Twice(Ty + " (" + Ty + " %a)",
+           std::string("%r = ") + (FP ? "fadd " : "add ") + Ty + " %a, %a");
+  for (int64_t N : Sizes) {
+    CAPTURE(N);
+    std::vector<T> Xs = randomVector<T>(N, unsigned(N));
+    Array<T> X = fromVector(Xs);
+    double Abs = 0;
+    for (T V : Xs)
+      Abs += std::fabs(double(V));
+    // map
+    std::vector<T> M = cpu().run(map(Twice, X)).template toVector<T>();
+    std::vector<T> WantM;
+    for (T V : Xs)
+      WantM.push_back(T(V + V));
+    CHECK(M == WantM);
+    // fold on both backends
+    T Want = 0;
+    for (T V : Xs)
+      Want = T(Want + V);
+    for (Runtime *R : {&cpu(), &seq()}) {
+      T Got = R->run(fold(Add, T(0), X)).scalar().template get<T>();
+      checkClose(Got, Want, N, Abs);
+    }
+    // scanl, scanr and scanl'
+    std::vector<T> L = cpu().run(scanl(Add, T(0), X)).template toVector<T>();
+    std::vector<T> R = cpu().run(scanr(Add, T(0), X)).template toVector<T>();
+    auto [Pre, Tot] = scanlPrime(Add, T(0), X);
+    std::vector<T> P = cpu().run(Pre).template toVector<T>();
+    T Total = cpu().run(Tot).scalar().template get<T>();
+    REQUIRE(L.size() == Xs.size() + 1);
+    REQUIRE(R.size() == Xs.size() + 1);
+    REQUIRE(P.size() == Xs.size());
+    T Acc = 0;
+    size_t Bad = 0;
+    for (size_t I = 0; I < Xs.size(); ++I) {
+      Bad += !close(P[I], Acc, N, Abs);
+      Acc = T(Acc + Xs[I]);
+      Bad += !close(L[I + 1], Acc, N, Abs);
+    }
+    checkClose(Total, Acc, N, Abs);
+    CHECK(L[0] == T(0));
+    T RAcc = 0;
+    for (size_t I = Xs.size(); I-- > 0;) {
+      RAcc = T(Xs[I] + RAcc);
+      Bad += !close(R[I], RAcc, N, Abs);
+    }
+    CHECK(Bad == 0);
+    if (N > 0) {
+      std::vector<T> L1 = seq().run(scanl1(Add, X)).template toVector<T>();
+      std::vector<T> L1c = cpu().run(scanl1(Add, X)).template toVector<T>();
+      std::vector<T> R1 = cpu().run(scanr1(Add, X)).template toVector<T>();
+      checkClose(L1.back(), Acc, N, Abs);
+      checkClose(L1c.back(), Acc, N, Abs);
+      checkClose(R1.front(), RAcc, N, Abs);
+    }
+  }
+}
+
+TEST_CASE("fold of a matrix, foldSeg with empty segments, fold1 errors") {
+  auto Add = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %b");
+  std::vector<int64_t> Xs(7 * 1009);
+  for (size_t I = 0; I < Xs.size(); ++I)
+    Xs[I] = int64_t(I);
+  Array<int64_t> M = fromVector({7, 1009}, Xs);
+  std::vector<int64_t> Rows = cpu().run(fold(Add, int64_t(1), M)).toVector<int64_t>();
+  REQUIRE(Rows.size() == 7);
+  for (int64_t R = 0; R < 7; ++R) {
+    int64_t S = 1;
+    for (int64_t C = 0; C < 1009; ++C)
+      S += Xs[size_t(R * 1009 + C)];
+    CHECK(Rows[size_t(R)] == S);
+  }
+  Array<int32_t> Segs = fromVector(std::vector<int32_t>{0, 9, 0, 1000, 0});
+  std::vector<int64_t> Seg =
+      cpu().run(foldSeg(Add, int64_t(0), M, Segs)).toVector<int64_t>();
+  REQUIRE(Seg.size() == 7 * 5);
+  CHECK(Seg[0] == 0);
+  CHECK(Seg[1] == 36);
+  CHECK(Seg[2] == 0);
+  CHECK(Seg[5 + 1] == 1009 * 9 + 36);
+  // Mistakes: a clear error, never a crash.
+  Array<int32_t> Bad = fromVector(std::vector<int32_t>{5, 5});
+  CHECK_THROWS_WITH_AS(cpu().run(foldSeg(Add, int64_t(0), M, Bad)),
+                       doctest::Contains("the segments add up to 10"), ArrayError);
+  CHECK_THROWS_WITH_AS(cpu().run(fold1(Add, fromVector(std::vector<int64_t>{}))),
+                       doctest::Contains("fold1"), ArrayError);
+  auto F32 = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  CHECK_THROWS_WITH_AS(cpu().run(fold(F32, int64_t(0), M)),
+                       doctest::Contains("fold needs a function of (i64, i64)"),
+                       ArrayError);
+  auto Broken = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %c");
+  CHECK_THROWS_WITH_AS(cpu().run(fold(Broken, int64_t(0), M)),
+                       doctest::Contains("SkeletonTests.cpp"), ArrayError);
+  CHECK_THROWS_WITH_AS(cpu().run(zipWith(Add, M, fromVector(std::vector<int64_t>{1}))),
+                       doctest::Contains("ranks differ"), ArrayError);
+}
+
+TEST_CASE("producers: generate, backpermute, reverse, transpose, enumFromN, tuples") {
+  auto Gen = LLQ_FN("i32 (i64 %i, i64 %j)",
+                    "%a = mul i64 %i, 10\n %b = add i64 %a, %j\n %r = trunc i64 %b to i32");
+  std::vector<int32_t> G = cpu().run(generate({3, 4}, Gen)).toVector<int32_t>();
+  REQUIRE(G.size() == 12);
+  CHECK(G[5] == 11);
+  std::vector<int32_t> T = cpu().run(transpose(generate({3, 4}, Gen))).toVector<int32_t>();
+  CHECK(T[1] == 10); // (0,1) of the transpose is (1,0)
+  std::vector<int64_t> E = cpu().run(reverse(enumFromN({5}, int64_t(10)))).toVector<int64_t>();
+  CHECK(E == std::vector<int64_t>{14, 13, 12, 11, 10});
+  auto Swap = LLQ_FN("{ float, i32 } ({ i32, float } %p)",
+                     "%a = extractvalue { i32, float } %p, 0\n"
+                     " %b = extractvalue { i32, float } %p, 1\n"
+                     " %t = insertvalue { float, i32 } poison, float %b, 0\n"
+                     " %r = insertvalue { float, i32 } %t, i32 %a, 1");
+  auto P = fromVectors<int32_t, float>({3}, {1, 2, 3}, {0.5f, 1.5f, 2.5f});
+  auto S = cpu().run(map(Swap, P)).as<std::tuple<float, int32_t>>();
+  CHECK(std::get<0>(S.toVector()[2]) == 2.5f);
+  CHECK(std::get<1>(S.toVector()[2]) == 3);
+}
+
+TEST_CASE("permute: histogram with atomicrmw, a cmpxchg loop, and tuples under locks") {
+  const int64_t N = 100003, Bins = 17;
+  std::vector<int32_t> Xs = randomVector<int32_t>(N, 3);
+  Array<int32_t> X = fromVector(Xs);
+  auto Add = LLQ_FN("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b");
+  // Not one atomicrmw: old * 1 + new, so a cmpxchg loop.
+  auto AddSlow = LLQ_FN("i32 (i32 %a, i32 %b)",
+                        "%m = mul i32 %b, 1\n %r = add i32 %a, %m");
+  auto Bin = LLQ_FN("i64 (i64 %i)", "%r = srem i64 %i, 17");
+  std::vector<int32_t> Want(Bins, 0);
+  for (int64_t I = 0; I < N; ++I)
+    Want[size_t(I % Bins)] += Xs[size_t(I)];
+  for (Runtime *R : {&cpu(), &seq()})
+    for (const Fn &C : {Add, AddSlow}) {
+      auto H = R->run(permute(C, fill({Bins}, int32_t(0)), Bin, X));
+      CHECK(H.toVector<int32_t>() == Want);
+    }
+  // Out of range targets are dropped.
+  auto Drop = LLQ_FN("i64 (i64 %i)", "%r = sub i64 -1, %i");
+  auto H = cpu().run(permute(Add, fill({Bins}, int32_t(7)), Drop, X));
+  CHECK(H.toVector<int32_t>() == std::vector<int32_t>(Bins, 7));
+  // Tuples: a lock per cell.
+  auto Pair = fromVectors<int32_t, double>({N}, Xs, std::vector<double>(size_t(N), 0.5));
+  auto AddPair = LLQ_FN("{ i32, double } ({ i32, double } %a, { i32, double } %b)",
+                        "%a0 = extractvalue { i32, double } %a, 0\n"
+                        " %b0 = extractvalue { i32, double } %b, 0\n"
+                        " %a1 = extractvalue { i32, double } %a, 1\n"
+                        " %b1 = extractvalue { i32, double } %b, 1\n"
+                        " %s0 = add i32 %a0, %b0\n %s1 = fadd double %a1, %b1\n"
+                        " %t = insertvalue { i32, double } poison, i32 %s0, 0\n"
+                        " %r = insertvalue { i32, double } %t, double %s1, 1");
+  auto HP = cpu().run(permute(AddPair, fill({Bins}, std::make_tuple(int32_t(0), 0.0)), Bin, Pair))
+                .as<std::tuple<int32_t, double>>()
+                .toVector();
+  for (int64_t B = 0; B < Bins; ++B)
+    CHECK(std::get<0>(HP[size_t(B)]) == Want[size_t(B)]);
 }

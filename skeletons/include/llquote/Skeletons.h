@@ -198,6 +198,9 @@ protected:
   std::shared_ptr<rt::Array> A;
 };
 void checkArrayType(const ElemType &Have, const ElemType &Want);
+/// The LLVM spelling of an element type.
+std::string irTypeOf(const ElemType &T);
+template <typename T> std::string irTypeOf() { return irTypeOf(ElemType::of<T>()); }
 } // namespace detail
 
 /// A manifest array of T (a scalar type or a std::tuple of them; Dyn for a

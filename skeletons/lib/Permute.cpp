@@ -1,0 +1,204 @@
+//===- Permute.cpp - permute: scatter with a combining function -----------===//
+//
+// Two phases. `init` writes the defaults (fused) into the output; `scatter`
+// runs over the source, projects each index to a target, drops a target
+// outside the output's shape, and combines the element into the target:
+//   - with one atomicrmw when the function is one (add, fadd, and, or, xor,
+//     signed/unsigned min/max, minnum/maxnum);
+//   - else with a cmpxchg loop on the element's bits;
+//   - else, for tuples, under a spinlock byte per target cell.
+// A backend without atomics (the sequential one) gets a plain
+// read-combine-write.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Skeleton.h"
+#include "llvm/IR/Module.h"
+#include <fmt/format.h>
+
+using namespace llq;
+using namespace llq::detail;
+
+namespace {
+
+const Template PermuteSkeleton = LLQ_SKELETON(R"(
+$defs:fns
+
+define internal void @body.init(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  for i64 %i in %lo to %hi {
+    $instrs:copy
+  }
+  ret void
+}
+
+define internal void @body.scatter(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  for i64 %i in %lo to %hi {
+    $instrs:target
+    if %inside {
+      $instrs:combine
+    }
+  }
+  ret void
+}
+
+$defs:entries
+)");
+
+/// The integer type as wide as a field in memory.
+std::string bitsType(ScalarKind K) {
+  return "i" + std::to_string(rt::byteSize(K) * 8);
+}
+
+class Permute final : public Skeleton {
+public:
+  const char *name() const override { return "permute"; }
+
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
+    const Node &N = G.root(), &Def = *N.Kids[0], &Src = *N.Kids[1];
+    const Fn &Combine = N.Fns[0], &Proj = N.Fns[1];
+    std::string T = irType(N.Type);
+    std::string Copy;
+    std::string D = G.elemLinear(Def, "%i", Copy);
+    G.store(N.Type, G.outBuffers(0, N.Type), D, "%i", Copy);
+
+    std::string Target;
+    std::vector<std::string> Ix = G.multiOf(Src, "%i", Target);
+    std::string X = G.elemMulti(Src, Ix, Target);
+    Target += fmt::format("  %x = {} {}\n", T, X);
+    std::vector<std::string> Args;
+    for (const std::string &I : Ix)
+      Args.push_back("i64 " + I);
+    std::string P = G.call(Proj, Args, Target);
+    unsigned Rank = Def.Sh.rank();
+    std::vector<std::string> Tx;
+    if (Rank == 1)
+      Tx.push_back(P);
+    for (unsigned I = 0; Rank > 1 && I < Rank; ++I) {
+      Tx.push_back(G.fresh("tx"));
+      Target += fmt::format("  {} = extractvalue {} {}, {}\n", Tx.back(),
+                            Proj.resultType(), P, I);
+    }
+    Target += "  %inside = i1 true\n";
+    for (unsigned I = 0; I < Rank; ++I) {
+      std::string Lo = G.fresh("ge"), Hi = G.fresh("lt"), Both = G.fresh("in");
+      Target += fmt::format("  {} = icmp sge i64 {}, 0\n", Lo, Tx[I]);
+      Target += fmt::format("  {} = icmp slt i64 {}, {}\n", Hi, Tx[I],
+                            G.extent(Def, I));
+      Target += fmt::format("  {} = and i1 {}, {}\n", Both, Lo, Hi);
+      Target += fmt::format("  %inside = and i1 %inside, {}\n", Both);
+    }
+    std::string Comb;
+    std::string TL = G.linearOf(Def, Tx, Comb);
+    std::vector<std::string> Out = G.outBuffers(0, N.Type, /*NoAlias=*/false);
+    std::string Setup;
+    if (!G.atomics()) {
+      std::string Old = G.load(N.Type, Out, TL, Comb);
+      std::string New = G.call(Combine, {T + " %x", T + " " + Old}, Comb);
+      G.store(N.Type, Out, New, TL, Comb);
+    } else if (!N.Type.isTuple() && !Combine.impl().AtomicOp.empty()) {
+      Comb += fmt::format("  %ap = getelementptr {0}, ptr {1}, i64 {2}\n"
+                          "  %ao = atomicrmw {3} ptr %ap, {0} %x monotonic\n",
+                          T, Out[0], TL, Combine.impl().AtomicOp);
+    } else if (!N.Type.isTuple()) {
+      ScalarKind K = N.Type.field(0);
+      std::string B = bitsType(K), Mem = memType(K);
+      std::string ToT, FromT;
+      if (K == ScalarKind::Bool) {
+        ToT = "  %oldv = trunc i8 %cur to i1\n";
+        FromT = "  %newb = zext i1 %newv to i8\n";
+      } else if (K == ScalarKind::F32 || K == ScalarKind::F64) {
+        ToT = fmt::format("  %oldv = bitcast {} %cur to {}\n", B, T);
+        FromT = fmt::format("  %newb = bitcast {} %newv to {}\n", T, B);
+      } else {
+        ToT = fmt::format("  %oldv = {} %cur\n", T);
+        FromT = fmt::format("  %newb = {} %newv\n", T);
+      }
+      Comb += fmt::format(
+          "  %cp = getelementptr {0}, ptr {1}, i64 {2}\n"
+          "  %cur = load atomic {3}, ptr %cp monotonic, align {4}\n"
+          "  %spin = i1 true\n"
+          "  while %spin {{\n{5}"
+          "    %newv = call {6} {7}({6} %x, {6} %oldv)\n{8}"
+          "    %pair = cmpxchg ptr %cp, {3} %cur, {3} %newb monotonic "
+          "monotonic\n"
+          "    %cur = extractvalue {{ {3}, i1 }} %pair, 0\n"
+          "    %done = extractvalue {{ {3}, i1 }} %pair, 1\n"
+          "    %spin = xor i1 %done, true\n  }}\n",
+          Mem, Out[0], TL, B, rt::byteSize(K), ToT, T, G.fn(Combine), FromT);
+    } else {
+      Setup = fmt::format("  %locks = ptr {}\n", G.hostPtr(0, false));
+      Comb += fmt::format("  %lp = getelementptr i8, ptr %locks, i64 {}\n"
+                          "  %spin = i1 true\n"
+                          "  while %spin {{\n"
+                          "    %held = atomicrmw xchg ptr %lp, i8 1 acquire\n"
+                          "    %spin = icmp ne i8 %held, 0\n  }}\n",
+                          TL);
+      std::string Old = G.load(N.Type, Out, TL, Comb);
+      std::string New = G.call(Combine, {T + " %x", T + " " + Old}, Comb);
+      G.store(N.Type, Out, New, TL, Comb);
+      Comb += "  store atomic i8 0, ptr %lp release, align 1\n";
+    }
+    return G.instantiate(PermuteSkeleton,
+                         {{"copy", Copy},
+                          {"setup", Setup},
+                          {"target", Target},
+                          {"combine", Comb}},
+                         {"init", "scatter"}, Ctx);
+  }
+
+  llvm::Error launch(Launch &L) const override {
+    const Node &N = L.root();
+    if (llvm::Error E = L.output(N.Type, N.Sh))
+      return E;
+    L.Host = {reinterpret_cast<uintptr_t>(
+        L.scratch(N.Type.isTuple() ? size_t(N.Sh.size()) : 1))};
+    if (llvm::Error E = L.run(0, 0, N.Sh.size(), 4096))
+      return E;
+    return L.run(1, 0, N.Kids[1]->Sh.size(), 4096);
+  }
+};
+
+const Permute PermuteSkel;
+
+} // namespace
+
+Acc llq::permute(const Fn &Combine, const Acc &Defaults, const Fn &Proj,
+                 const Acc &Src) {
+  auto N = makeConsumer(PermuteSkel, "permute", {Defaults.node(), Src.node()});
+  N->Fns = {Combine, Proj};
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Type = Defaults.type();
+  N->Sh = Defaults.shape();
+  N->OutTypes = {N->Type};
+  N->OutShapes = {N->Sh};
+  std::string T = irType(N->Type);
+  if (Src.type() != Defaults.type()) {
+    N->Error = fmt::format("permute: the source holds {}, the defaults {}",
+                           Src.type().str(), Defaults.type().str());
+    return Acc(N);
+  }
+  if (Defaults.shape().rank() == 0) {
+    N->Error = "permute: the defaults array has rank 0";
+    return Acc(N);
+  }
+  N->Error = checkFn(Combine, "permute", {T, T}, T);
+  if (N->Error.empty()) {
+    std::string Ret = "i64";
+    unsigned R = Defaults.shape().rank();
+    if (R > 1) {
+      Ret = "{ i64";
+      for (unsigned I = 1; I < R; ++I)
+        Ret += ", i64";
+      Ret += " }";
+    }
+    N->Error = checkFn(Proj, "permute",
+                       std::vector<std::string>(Src.shape().rank(), "i64"),
+                       Ret);
+  }
+  return Acc(N);
+}

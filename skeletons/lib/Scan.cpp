@@ -1,0 +1,326 @@
+//===- Scan.cpp - Scans: scanl, scanl1, scanl', scanr, scanr1, scanr' -----===//
+//
+// A parallel scan of a vector in three phases, over chunks that depend on
+// the length and the thread count only:
+//   sums:  each chunk is folded on its own;
+//   carry: one thread scans the chunk sums from the seed, giving each chunk
+//          the value of everything before it (after it, for right scans);
+//   final: each chunk is scanned again from its carry, writing the output.
+// Only associativity is used. A right scan walks the chunks and their
+// elements downwards and combines as F(x, acc).
+//
+// Code[0] is the variant: 0 scanl/scanr (n+1 outputs, the seed at the
+// start / end), 1 scanl1/scanr1 (n outputs), 2 scanl'/scanr' (n exclusive
+// prefixes and the total).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Skeleton.h"
+#include "llvm/IR/Module.h"
+#include <fmt/format.h>
+
+using namespace llq;
+using namespace llq::detail;
+
+namespace {
+
+const Template ScanLeft = LLQ_SKELETON(R"(
+$defs:fns
+
+define internal void @body.sums(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  for i64 %c in %lo to %hi {
+    %first = mul i64 %c, %chunk
+    %last0 = add i64 %first, %chunk
+    %lastc = icmp slt i64 %last0, %n
+    %last = select i1 %lastc, i64 %last0, i64 %n
+    %j = i64 %first
+    $instrs:elem
+    %acc = $type:t %x
+    %next = add i64 %first, 1
+    for i64 %j in %next to %last {
+      $instrs:elem
+      %acc = call $type:t $gid:f($type:t %acc, $type:t %x)
+    }
+    %sp = getelementptr $type:t, ptr %sums, i64 %c
+    store $type:t %acc, ptr %sp
+  }
+  ret void
+}
+
+define internal void @body.carry(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  $instrs:carryinit
+  for i64 %c in %c0 to %nchunks {
+    %cp = getelementptr $type:t, ptr %carries, i64 %c
+    store $type:t %carry, ptr %cp
+    %sp = getelementptr $type:t, ptr %sums, i64 %c
+    %s = load $type:t, ptr %sp
+    %carry = call $type:t $gid:f($type:t %carry, $type:t %s)
+  }
+  $instrs:carrydone
+  ret void
+}
+
+define internal void @body.final(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  for i64 %c in %lo to %hi {
+    %first = mul i64 %c, %chunk
+    %last0 = add i64 %first, %chunk
+    %lastc = icmp slt i64 %last0, %n
+    %last = select i1 %lastc, i64 %last0, i64 %n
+    %cp = getelementptr $type:t, ptr %carries, i64 %c
+    $instrs:finalinit
+    for i64 %j in %from to %last {
+      $instrs:step
+    }
+  }
+  ret void
+}
+
+$defs:entries
+)");
+
+const Template ScanRight = LLQ_SKELETON(R"(
+$defs:fns
+
+define internal void @body.sums(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  for i64 %c in %lo to %hi {
+    %first = mul i64 %c, %chunk
+    %last0 = add i64 %first, %chunk
+    %lastc = icmp slt i64 %last0, %n
+    %last = select i1 %lastc, i64 %last0, i64 %n
+    %j = sub i64 %last, 1
+    $instrs:elem
+    %acc = $type:t %x
+    %top = sub i64 %last, 2
+    %below = sub i64 %first, 1
+    for i64 %j in %top downto %below {
+      $instrs:elem
+      %acc = call $type:t $gid:f($type:t %x, $type:t %acc)
+    }
+    %sp = getelementptr $type:t, ptr %sums, i64 %c
+    store $type:t %acc, ptr %sp
+  }
+  ret void
+}
+
+define internal void @body.carry(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  $instrs:carryinit
+  for i64 %c in %c0 downto -1 {
+    %cp = getelementptr $type:t, ptr %carries, i64 %c
+    store $type:t %carry, ptr %cp
+    %sp = getelementptr $type:t, ptr %sums, i64 %c
+    %s = load $type:t, ptr %sp
+    %carry = call $type:t $gid:f($type:t %s, $type:t %carry)
+  }
+  $instrs:carrydone
+  ret void
+}
+
+define internal void @body.final(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  for i64 %c in %lo to %hi {
+    %first = mul i64 %c, %chunk
+    %last0 = add i64 %first, %chunk
+    %lastc = icmp slt i64 %last0, %n
+    %last = select i1 %lastc, i64 %last0, i64 %n
+    %below = sub i64 %first, 1
+    %cp = getelementptr $type:t, ptr %carries, i64 %c
+    $instrs:finalinit
+    for i64 %j in %from downto %below {
+      $instrs:step
+    }
+  }
+  ret void
+}
+
+$defs:entries
+)");
+
+class Scan final : public Skeleton {
+public:
+  explicit Scan(bool Left) : Left(Left) {}
+  const char *name() const override { return Left ? "scanl" : "scanr"; }
+
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
+    const Node &N = G.root(), &A = *N.Kids[0];
+    int64_t Variant = N.Code[0];
+    std::string T = irType(N.Type), F = G.fn(N.Fns[0]);
+    std::string Setup = fmt::format(
+        "  %n = i64 {}\n  %nchunks = i64 {}\n  %chunk = i64 {}\n"
+        "  %sums = ptr {}\n  %carries = ptr {}\n",
+        G.hostInt(0), G.hostInt(1), G.hostInt(2), G.hostPtr(3), G.hostPtr(4));
+    std::string Elem;
+    Elem += fmt::format("  %x = {} {}\n", T, G.elemMulti(A, {"%j"}, Elem));
+    std::vector<std::string> Out = G.outBuffers(0, N.Type);
+    auto Combine = [&](const char *Acc, const char *X) {
+      return Left ? fmt::format("  %acc = call {} {}({} {}, {} {})\n", T, F, T,
+                                Acc, T, X)
+                  : fmt::format("  %acc = call {} {}({} {}, {} {})\n", T, F, T,
+                                X, T, Acc);
+    };
+    auto Store = [&](const std::string &At) {
+      std::string S;
+      G.store(N.Type, Out, "%acc", At, S);
+      return S;
+    };
+    std::string CarryInit, CarryDone, FinalInit, Step;
+    // The chunk the one-element scans start from, and where.
+    std::string Edge = Left ? "0" : "%lastchunk";
+    if (Variant == 1) {
+      CarryInit = fmt::format(
+          "  %lastchunk = sub i64 %nchunks, 1\n"
+          "  %sp0 = getelementptr {0}, ptr %sums, i64 {1}\n"
+          "  %carry = load {0}, ptr %sp0\n  %c0 = {2}\n",
+          T, Edge, Left ? "i64 1" : "sub i64 %nchunks, 2");
+      FinalInit = fmt::format(
+          "  %lastchunk = sub i64 %nchunks, 1\n"
+          "  %edge = icmp eq i64 %c, {0}\n"
+          "  if %edge {{\n    %j = {1}\n{2}    %acc = {3} %x\n{4}"
+          "    %from = {5}\n  }} else {{\n"
+          "    %acc = load {3}, ptr %cp\n    %from = {6}\n  }}\n",
+          Edge, Left ? "i64 %first" : "sub i64 %last, 1", Elem, T,
+          Store("%j"), Left ? "add i64 %first, 1" : "sub i64 %last, 2",
+          Left ? "i64 %first" : "sub i64 %last, 1");
+      Step = Elem + Combine("%acc", "%x") + Store("%j");
+    } else {
+      std::string Seed = G.constant(N, 0, CarryInit);
+      CarryInit += fmt::format("  %carry = {} {}\n  %c0 = {}\n", T, Seed,
+                               Left ? "i64 0" : "sub i64 %nchunks, 1");
+      FinalInit = fmt::format("  %acc = load {}, ptr %cp\n  %from = {}\n", T,
+                              Left ? "i64 %first" : "sub i64 %last, 1");
+      if (Variant == 0) {
+        // scanl writes the seed at 0 and element j at j+1; scanr the seed
+        // at n and element j at j.
+        std::string SeedStore;
+        G.store(N.Type, Out, Seed, Left ? "0" : "%n", SeedStore);
+        CarryDone = SeedStore;
+        Step = Elem + Combine("%acc", "%x");
+        if (Left)
+          Step += "  %j1 = add i64 %j, 1\n" + Store("%j1");
+        else
+          Step += Store("%j");
+      } else {
+        std::string TotalStore;
+        G.store(N.Type, G.outBuffers(1, N.Type), "%carry", "0", TotalStore);
+        CarryDone = TotalStore;
+        Step = Store("%j") + Elem + Combine("%acc", "%x");
+      }
+    }
+    return G.instantiate(Left ? ScanLeft : ScanRight,
+                         {{"setup", Setup},
+                          {"elem", Elem},
+                          {"carryinit", CarryInit},
+                          {"carrydone", CarryDone},
+                          {"finalinit", FinalInit},
+                          {"step", Step},
+                          {"t", Binding::source(T)},
+                          {"f", F.substr(1)}},
+                         {"sums", "carry", "final"}, Ctx);
+  }
+
+  llvm::Error launch(Launch &L) const override {
+    const Node &N = L.root();
+    int64_t Len = N.Kids[0]->Sh.size();
+    for (size_t I = 0; I < N.OutTypes.size(); ++I)
+      if (llvm::Error E = L.output(N.OutTypes[I], N.OutShapes[I]))
+        return E;
+    unsigned T = L.backend().parallelism();
+    int64_t Chunks = T == 1 ? (Len ? 1 : 0) : chunksFor(Len, T, 1 << 14);
+    int64_t Chunk = Chunks ? (Len + Chunks - 1) / Chunks : 0;
+    if (Chunks)
+      Chunks = (Len + Chunk - 1) / Chunk;
+    size_t Bytes = size_t(std::max<int64_t>(Chunks, 1)) *
+                   N.Type.numFields() * 8;
+    L.Host = {uint64_t(Len), uint64_t(Chunks), uint64_t(Chunk),
+              reinterpret_cast<uintptr_t>(L.scratch(Bytes)),
+              reinterpret_cast<uintptr_t>(L.scratch(Bytes))};
+    if (llvm::Error E = L.run(0, 0, Chunks, 1))
+      return E;
+    if (llvm::Error E = L.run(1, 0, 1, 1))
+      return E;
+    return L.run(2, 0, Chunks, 1);
+  }
+
+private:
+  bool Left;
+};
+
+const Scan LeftSkel(true), RightSkel(false);
+
+std::shared_ptr<Node> makeScan(const char *Name, bool Left, int Variant,
+                               const Fn &F, const Scalar *Seed, const Acc &A) {
+  auto N = makeConsumer(Left ? static_cast<const Skeleton &>(LeftSkel)
+                             : static_cast<const Skeleton &>(RightSkel),
+                        Name, {A.node()});
+  N->Fns = {F};
+  N->Code = {Variant};
+  if (!N->Error.empty())
+    return N;
+  N->Type = A.type();
+  if (A.shape().rank() != 1) {
+    N->Error = fmt::format("{}: needs a vector, not an array of shape {}",
+                           Name, A.shape().str());
+    return N;
+  }
+  N->Error = checkFn(F, Name, {irType(A.type()), irType(A.type())},
+                     irType(A.type()));
+  if (Seed) {
+    N->Consts = {*Seed};
+    if (N->Error.empty() && Seed->type() != A.type())
+      N->Error = fmt::format("{}: the seed is {}, the array holds {}", Name,
+                             Seed->type().str(), A.type().str());
+  } else if (N->Error.empty() && A.shape().size() == 0) {
+    N->Error = fmt::format("{} of an empty vector", Name);
+  }
+  int64_t Len = A.shape().size();
+  N->Sh = *Shape::make({Variant == 0 ? Len + 1 : Len});
+  N->OutTypes = {N->Type};
+  N->OutShapes = {N->Sh};
+  if (Variant == 2) {
+    N->OutTypes.push_back(N->Type);
+    N->OutShapes.push_back(Shape());
+  }
+  return N;
+}
+
+} // namespace
+
+Acc llq::scanl(const Fn &F, const Scalar &Seed, const Acc &A) {
+  return Acc(makeScan("scanl", true, 0, F, &Seed, A));
+}
+Acc llq::scanl1(const Fn &F, const Acc &A) {
+  return Acc(makeScan("scanl1", true, 1, F, nullptr, A));
+}
+std::pair<Acc, Acc> llq::scanlPrime(const Fn &F, const Scalar &Seed,
+                                    const Acc &A) {
+  auto N = makeScan("scanl'", true, 2, F, &Seed, A);
+  if (!N->Error.empty())
+    return {Acc(N), Acc(N)};
+  std::vector<Acc> Outs = outputsOf(N);
+  return {Outs[0], Outs[1]};
+}
+Acc llq::scanr(const Fn &F, const Scalar &Seed, const Acc &A) {
+  return Acc(makeScan("scanr", false, 0, F, &Seed, A));
+}
+Acc llq::scanr1(const Fn &F, const Acc &A) {
+  return Acc(makeScan("scanr1", false, 1, F, nullptr, A));
+}
+std::pair<Acc, Acc> llq::scanrPrime(const Fn &F, const Scalar &Seed,
+                                    const Acc &A) {
+  auto N = makeScan("scanr'", false, 2, F, &Seed, A);
+  if (!N->Error.empty())
+    return {Acc(N), Acc(N)};
+  std::vector<Acc> Outs = outputsOf(N);
+  return {Outs[0], Outs[1]};
+}
