@@ -485,3 +485,31 @@ void llq::detail::structuralKey(const Node &N, std::vector<uint64_t> &Key) {
   for (const NodeRef &Kid : N.Kids)
     structuralKey(*Kid, Key);
 }
+
+std::string llq::show(const ArrayHandle &A) {
+  const Shape &Sh = A.shape();
+  std::string Dims = "Z";
+  for (unsigned D = 0; D < Sh.rank(); ++D)
+    Dims += fmt::format(" :. {}", Sh.extent(D));
+  const char *Kind = Sh.rank() == 0   ? "Scalar"
+                     : Sh.rank() == 1 ? "Vector"
+                     : Sh.rank() == 2 ? "Matrix"
+                                      : "Array";
+  std::vector<std::string> Elems;
+  for (int64_t I = 0; I < A.size(); ++I)
+    Elems.push_back(A.at(I).str());
+  if (Sh.rank() != 2 || A.size() == 0)
+    return fmt::format("{} ({}) [{}]", Kind, Dims, fmt::join(Elems, ","));
+  size_t Width = 0;
+  for (const std::string &E : Elems)
+    Width = std::max(Width, E.size());
+  std::string S = fmt::format("{} ({})\n  [", Kind, Dims);
+  int64_t Cols = Sh.extent(1);
+  for (int64_t I = 0; I < A.size(); ++I) {
+    bool Last = I + 1 == A.size();
+    S += fmt::format(" {:>{}}{}", Elems[size_t(I)], Width, Last ? "]" : ",");
+    if (!Last && (I + 1) % Cols == 0)
+      S += "\n   ";
+  }
+  return S;
+}

@@ -282,3 +282,10 @@ TEST_CASE("permute: histogram with atomicrmw, a cmpxchg loop, and tuples under l
   for (int64_t B = 0; B < Bins; ++B)
     CHECK(std::get<0>(HP[size_t(B)]) == Want[size_t(B)]);
 }
+
+TEST_CASE("arrays print through fmt in Accelerate's layout") {
+  auto A = fromVector({2, 3}, std::vector<int32_t>{1, 2, 3, 4, 5, 60});
+  CHECK(fmt::format("{}", A) == "Matrix (Z :. 2 :. 3)\n  [  1,  2,  3,\n     4,  5, 60]");
+  CHECK(fmt::format("{}", fromVector(std::vector<float>{1.5f, 2})) ==
+        "Vector (Z :. 2) [1.5,2]");
+}

@@ -235,6 +235,10 @@ public:
   template <typename U> Array<U> as() const { return Array<U>(A); }
 };
 
+/// The array in Accelerate's layout: `Vector (Z :. 3) [1,2,3]`,
+/// `Matrix (Z :. 2 :. 2)\n  [ 1, 2,\n    3, 4]`, `Scalar Z [5]`.
+std::string show(const detail::ArrayHandle &A);
+
 /// A vector holding a copy of Values.
 template <typename T> Array<T> fromVector(const std::vector<T> &Values) {
   rt::Expected<Shape> Sh = Shape::make({int64_t(Values.size())});
@@ -423,5 +427,17 @@ template <typename T> T Scalar::get() const {
 }
 
 } // namespace llq
+
+#if __has_include(<fmt/format.h>)
+#include <fmt/format.h>
+/// fmt::print("{}", A) prints an Array as show() does.
+template <typename T> struct fmt::formatter<llq::Array<T>> {
+  constexpr auto parse(fmt::format_parse_context &Ctx) { return Ctx.begin(); }
+  template <typename Context>
+  auto format(const llq::Array<T> &A, Context &Ctx) const {
+    return fmt::format_to(Ctx.out(), "{}", llq::show(A));
+  }
+};
+#endif
 
 #endif // LLQUOTE_SKELETONS_H
