@@ -7,16 +7,21 @@
 //   - memory hit: the engine has compiled it before, so the request costs
 //     printing and hashing the module and a lookup;
 //   - disk hit: a fresh engine whose disk cache holds the object, so the
-//     request costs the key, reading and checking the entry, and linking.
-// Each timed region is addModule plus the symbol lookup that links the
+//     request costs the key, reading and checking the entry, and linking;
+//   - skeleton call, memory hit: what a skeleton pays on every call to get
+//     its key, instantiating its template (the same kernel, written with
+//     `$type:elt`) and then the memory hit and the lookup.
+// The first three time addModule plus the symbol lookup that links the
 // object; creating engines and parsing IR are not timed. After the usual
-// table it prints cold / memory and cold / disk, the result of the run.
+// table it prints the ratios, each a median with its range over repetitions
+// that Google Benchmark interleaves (RatioReporter.h).
 //
 // LLQ_MCPU and LLQ_OPT_LEVEL apply as for any engine; the disk cache lives
 // in a temporary directory that is deleted at the end.
 //
 //===----------------------------------------------------------------------===//
 
+#include "llquote/Template.h"
 #include "llquote/runtime/Engine.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
@@ -40,6 +45,42 @@ using test::SaxpyIR;
 /// A benchmark has no error path but to stop: a failure here is a broken
 /// setup, not a measurement.
 llvm::ExitOnError Check("llquote_bench_engine: ");
+
+/// SaxpyIR as a skeleton would write it: the element type is a hole.
+const llq::Template MapSkeleton = LLQ_SKELETON(R"(
+define void @saxpy(i64 %start, i64 %end, ptr %args) {
+entry:
+  %x = load ptr, ptr %args
+  %yp = getelementptr inbounds i8, ptr %args, i64 8
+  %y = load ptr, ptr %yp
+  %ap = getelementptr inbounds i8, ptr %args, i64 16
+  %a = load $type:elt, ptr %ap
+  %bp = getelementptr inbounds i8, ptr %args, i64 20
+  %b = load $type:elt, ptr %bp
+  %empty = icmp sge i64 %start, %end
+  br i1 %empty, label %exit, label %loop
+loop:
+  %i = phi i64 [ %start, %entry ], [ %next, %loop ]
+  %xi = getelementptr inbounds $type:elt, ptr %x, i64 %i
+  %xv = load $type:elt, ptr %xi
+  %m = fmul $type:elt %a, %xv
+  %r = fadd $type:elt %m, %b
+  %yi = getelementptr inbounds $type:elt, ptr %y, i64 %i
+  store $type:elt %r, ptr %yi
+  %next = add nsw i64 %i, 1
+  %done = icmp eq i64 %next, %end
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+)");
+
+llvm::orc::ThreadSafeModule instantiateMap() {
+  auto Ctx = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> M = Check(
+      MapSkeleton.instantiate(*Ctx, {{"elt", llvm::Type::getFloatTy(*Ctx)}}));
+  return llvm::orc::ThreadSafeModule(std::move(M), std::move(Ctx));
+}
 
 llvm::orc::ThreadSafeModule parseMap() {
   auto Ctx = std::make_unique<llvm::LLVMContext>();
@@ -94,6 +135,13 @@ void BM_Compile_MemoryHit(benchmark::State &State) {
   }
 }
 
+void BM_Skeleton_MemoryHit(benchmark::State &State) {
+  std::unique_ptr<Engine> E = makeEngine("");
+  Check(E->addModule(instantiateMap()));
+  for (auto _ : State)
+    addAndLink(*E, instantiateMap(), KernelOrigin::MemoryCache, State);
+}
+
 void BM_Compile_DiskHit(benchmark::State &State) {
   llvm::SmallString<128> Dir;
   if (llvm::sys::fs::createUniqueDirectory("llq-engine-bench", Dir)) {
@@ -122,16 +170,26 @@ int main(int argc, char **argv) {
        {benchmark::RegisterBenchmark("BM_Compile_Cold", BM_Compile_Cold),
         benchmark::RegisterBenchmark("BM_Compile_MemoryHit",
                                      BM_Compile_MemoryHit),
-        benchmark::RegisterBenchmark("BM_Compile_DiskHit", BM_Compile_DiskHit)})
+        benchmark::RegisterBenchmark("BM_Compile_DiskHit", BM_Compile_DiskHit),
+        benchmark::RegisterBenchmark("BM_Skeleton_MemoryHit",
+                                     BM_Skeleton_MemoryHit)})
     B->UseRealTime()->Unit(benchmark::kMicrosecond);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+  std::vector<std::string> Storage;
+  std::vector<char *> Args = llq::bench::withDefaultFlags(argc, argv, Storage);
+  int NArgs = int(Args.size()) - 1;
+  benchmark::Initialize(&NArgs, Args.data());
+  if (benchmark::ReportUnrecognizedArguments(NArgs, Args.data()))
     return 1;
   llq::bench::RatioReporter Reporter(
-      "Ratios (same run; how many times faster than a cold compile):", 28, 10, 1,
+      "Ratios (same run; how many times faster than a cold compile):", 58, 10, 1,
       [](llq::bench::RatioReporter &R) {
-        R.ratio("cold / memory-cache hit", "BM_Compile_Cold", "BM_Compile_MemoryHit");
+        R.ratio("cold / memory-cache hit (module in hand)", "BM_Compile_Cold",
+                "BM_Compile_MemoryHit");
+        R.ratio("cold / skeleton call, memory hit (instantiate+hit+lookup)",
+                "BM_Compile_Cold", "BM_Skeleton_MemoryHit");
         R.ratio("cold / disk-cache hit", "BM_Compile_Cold", "BM_Compile_DiskHit");
+        R.ratio("skeleton call / memory-cache hit (module in hand)",
+                "BM_Skeleton_MemoryHit", "BM_Compile_MemoryHit");
       });
   benchmark::RunSpecifiedBenchmarks(&Reporter);
   benchmark::Shutdown();

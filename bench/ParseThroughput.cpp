@@ -5,10 +5,12 @@
 //   llquote  llq::parseModule (lex, parse, lower, assemble, verify)
 //   llvm-as  llvm::parseAssembly + llvm::verifyModule, what llvm-as does
 //            before writing bitcode
-// and prints MB/s for both and their ratio. Medians of --reps runs.
+// and prints MB/s for both and the ratio llvm-as time / llquote time, each
+// as a median with its range over --reps interleaved repetitions (Measure.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "Measure.h"
 #include "llquote/Frontend.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/Verifier.h"
@@ -16,8 +18,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
-#include <algorithm>
-#include <chrono>
 #include <vector>
 
 using namespace llvm;
@@ -27,22 +27,15 @@ static cl::list<std::string> Inputs(cl::Positional, cl::desc("<file.ll>..."),
 static cl::opt<unsigned> Reps("reps", cl::desc("Runs per file and tool"),
                               cl::init(7));
 
-static double median(std::vector<double> V) {
-  std::sort(V.begin(), V.end());
-  return V[V.size() / 2];
-}
-
-template <typename Fn> static double seconds(Fn &&F) {
-  auto Start = std::chrono::steady_clock::now();
-  F();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
-      .count();
-}
+using namespace llq::bench;
 
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "llquote parse throughput benchmark\n");
-  outs() << "file                              MB   llquote MB/s  llvm-as MB/s  ratio\n";
-  double SumOurs = 0, SumTheirs = 0, SumMB = 0;
+  outs() << "median [min-max] over " << Reps << " interleaved repetitions\n";
+  outs() << "file                              MB   llquote MB/s  llvm-as MB/s"
+            "   ratio llvm-as/llquote\n";
+  std::vector<double> SumOurs(Reps), SumTheirs(Reps);
+  double SumMB = 0;
   for (const std::string &Path : Inputs) {
     auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
     if (!Buf) {
@@ -51,34 +44,37 @@ int main(int argc, char **argv) {
     }
     StringRef Text = (*Buf)->getBuffer();
     double MB = Text.size() / 1e6;
-    std::vector<double> Ours, Theirs;
+    BatchFn Ours = batched([&] {
+      LLVMContext Ctx;
+      auto M = llq::parseModuleString(Text, Path, Ctx);
+      if (!M) {
+        logAllUnhandledErrors(M.takeError(), errs());
+        exit(1);
+      }
+    });
+    BatchFn Theirs = batched([&] {
+      LLVMContext Ctx;
+      SMDiagnostic Diag;
+      auto M = parseAssembly(MemoryBufferRef(Text, Path), Diag, Ctx);
+      if (!M || verifyModule(*M, &errs()))
+        exit(1);
+    });
+    Paired P = comparePaired(Theirs, Ours, Reps);
     for (unsigned R = 0; R < Reps; ++R) {
-      Ours.push_back(seconds([&] {
-        LLVMContext Ctx;
-        auto M = llq::parseModuleString(Text, Path, Ctx);
-        if (!M) {
-          logAllUnhandledErrors(M.takeError(), errs());
-          exit(1);
-        }
-      }));
-      Theirs.push_back(seconds([&] {
-        LLVMContext Ctx;
-        SMDiagnostic Diag;
-        auto M = parseAssembly(MemoryBufferRef(Text, Path), Diag, Ctx);
-        if (!M || verifyModule(*M, &errs()))
-          exit(1);
-      }));
+      SumTheirs[R] += P.A[R];
+      SumOurs[R] += P.B[R];
     }
-    double O = median(Ours), T = median(Theirs);
-    SumOurs += O;
-    SumTheirs += T;
     SumMB += MB;
-    outs() << format("%-30s %7.2f %12.1f %13.1f %6.3f\n",
-                     sys::path::filename(Path).str().c_str(), MB, MB / O,
-                     MB / T, T / O);
+    outs() << format("%-30s %7.2f %12.1f %13.1f %23s\n",
+                     sys::path::filename(Path).str().c_str(), MB,
+                     MB / P.b().Median, MB / P.a().Median,
+                     spread(P.ratioAB(), 3).c_str());
   }
-  outs() << format("%-30s %7.2f %12.1f %13.1f %6.3f\n", static_cast<const char *>("total"), SumMB,
-                   SumMB / SumOurs, SumMB / SumTheirs, SumTheirs / SumOurs);
+  Paired Total{SumTheirs, SumOurs};
+  outs() << format("%-30s %7.2f %12.1f %13.1f %23s\n",
+                   static_cast<const char *>("total"), SumMB,
+                   SumMB / Total.b().Median, SumMB / Total.a().Median,
+                   spread(Total.ratioAB(), 3).c_str());
   outs() << "ratio = llvm-as time / llquote time (1.0 = as fast as llvm-as)\n";
   return 0;
 }

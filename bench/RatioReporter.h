@@ -2,21 +2,44 @@
 //
 // A Google Benchmark reporter that prints the usual table, then ratios
 // between rows of this same run: benchmarks report ratios against a peer
-// measured alongside, never a bare number. With --benchmark_repetitions the
-// median stands for each benchmark.
+// measured alongside, never a bare number. Each ratio is taken per
+// repetition (repetition i of one row over repetition i of the other) and
+// printed as its median and range. withDefaultFlags() asks for repetitions
+// and for Google Benchmark's random interleaving, which runs the
+// repetitions of all rows in a shuffled order, so the two sides of a ratio
+// alternate in time instead of running one after the other.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LLQUOTE_BENCH_RATIOREPORTER_H
 #define LLQUOTE_BENCH_RATIOREPORTER_H
 
+#include <algorithm>
 #include <benchmark/benchmark.h>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace llq::bench {
+
+/// argv with the flags the ratios need put first, so that the user's own
+/// flags, parsed after them, win. \p Storage keeps the strings alive.
+inline std::vector<char *> withDefaultFlags(int argc, char **argv,
+                                            std::vector<std::string> &Storage,
+                                            const char *MinTime = "0.1") {
+  Storage = {"--benchmark_repetitions=10",
+             "--benchmark_enable_random_interleaving=true",
+             std::string("--benchmark_min_time=") + MinTime};
+  std::vector<char *> Args{argv[0]};
+  for (std::string &S : Storage)
+    Args.push_back(S.data());
+  for (int I = 1; I < argc; ++I)
+    Args.push_back(argv[I]);
+  Args.push_back(nullptr);
+  return Args;
+}
 
 class RatioReporter : public benchmark::ConsoleReporter {
 public:
@@ -30,32 +53,38 @@ public:
         PrintRatios(std::move(PrintRatios)) {}
 
   void ReportRuns(const std::vector<Run> &Runs) override {
-    for (const Run &R : Runs) {
-      if (R.error_occurred)
-        continue;
-      if (R.run_type == Run::RT_Aggregate && R.aggregate_name == "median")
-        Medians[withoutSuffix(R.run_name.str())] = R.GetAdjustedRealTime();
-      else if (R.run_type == Run::RT_Iteration)
-        Times[withoutSuffix(R.benchmark_name())] = R.GetAdjustedRealTime();
-    }
+    for (const Run &R : Runs)
+      if (!R.error_occurred && R.run_type == Run::RT_Iteration)
+        Times[withoutSuffix(R.benchmark_name())].push_back(
+            R.GetAdjustedRealTime());
     ConsoleReporter::ReportRuns(Runs);
   }
 
   void Finalize() override {
     ConsoleReporter::Finalize();
-    std::printf("\n%s\n", Title.c_str());
+    std::printf("\n%s\n  %-*s %*s\n", Title.c_str(), NameWidth, "",
+                ValueWidth, "median [min-max] over repetitions");
     PrintRatios(*this);
   }
 
-  /// Prints time(Num) / time(Den), if both ran.
+  /// Prints time(Num) / time(Den), per repetition, if both ran.
   void ratio(const std::string &What, const std::string &Num,
              const std::string &Den) {
-    const auto &Use = Medians.empty() ? Times : Medians;
-    auto A = Use.find(Num), B = Use.find(Den);
-    if (A == Use.end() || B == Use.end() || B->second <= 0)
+    auto A = Times.find(Num), B = Times.find(Den);
+    if (A == Times.end() || B == Times.end())
       return;
-    std::printf("  %-*s %*.*f\n", NameWidth, What.c_str(), ValueWidth,
-                Precision, A->second / B->second);
+    std::vector<double> R;
+    for (size_t I = 0; I < A->second.size() && I < B->second.size(); ++I)
+      if (B->second[I] > 0)
+        R.push_back(A->second[I] / B->second[I]);
+    if (R.empty())
+      return;
+    std::sort(R.begin(), R.end());
+    size_t N = R.size();
+    double Median = N % 2 ? R[N / 2] : (R[N / 2 - 1] + R[N / 2]) / 2;
+    std::printf("  %-*s %*.*f [%.*f-%.*f]%s\n", NameWidth, What.c_str(),
+                ValueWidth, Precision, Median, Precision, R.front(), Precision,
+                R.back(), N == 1 ? " (one repetition: no spread)" : "");
   }
 
 private:
@@ -71,7 +100,8 @@ private:
   std::string Title;
   int NameWidth, ValueWidth, Precision;
   std::function<void(RatioReporter &)> PrintRatios;
-  std::map<std::string, double> Times, Medians;
+  /// By benchmark: its real time per repetition, in the order run.
+  std::map<std::string, std::vector<double>> Times;
 };
 
 } // namespace llq::bench

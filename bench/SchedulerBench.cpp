@@ -2,21 +2,30 @@
 //
 // Measures, in one run, the gang scheduler against two baselines:
 //   - launch overhead of an empty kernel over 1 element and over 1M elements,
-//     against a plain std::thread fork-join (spawn and join N threads) and,
-//     when OpenMP is available, an OpenMP `parallel for` over N chunks;
+//     against a plain pool of N std::threads (a mutex and two condition
+//     variables, the textbook fork-join) and, when OpenMP is available, an
+//     OpenMP `parallel for` over N chunks;
 //   - a compute-bound kernel on a one-thread gang against an all-threads one.
 // After the usual table it prints the ratios between those measurements;
 // the ratios, not the bare times, are the result.
 //
-// N is Gang::defaultNumThreads(), so LLQ_NUM_THREADS changes it.
+// N is Gang::defaultNumThreads(), so LLQ_NUM_THREADS changes it. Before
+// running, it samples /proc/stat and says so when fewer cores are idle than
+// N: the multi-thread figures then measure time-sharing, not scaling.
 //
 //===----------------------------------------------------------------------===//
 
 #include "llquote/runtime/Scheduler.h"
 #include "RatioReporter.h"
 #include <benchmark/benchmark.h>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <fstream>
+#include <functional>
 #include <map>
+#include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -66,18 +75,118 @@ void BM_Gang_Empty(benchmark::State &State) {
   }
 }
 
-void BM_ThreadForkJoin_Empty(benchmark::State &State) {
-  unsigned T = threadCount();
-  int64_t N = State.range(0);
-  std::vector<std::thread> Threads;
-  Threads.reserve(T);
-  for (auto _ : State) {
-    for (unsigned I = 0; I < T; ++I)
-      Threads.emplace_back(emptyKernel, N * I / T, N * (I + 1) / T, nullptr);
-    for (std::thread &Th : Threads)
-      Th.join();
-    Threads.clear();
+/// The baseline a careful programmer writes without a scheduler: N threads
+/// started once, woken for each parallel loop, each running one chunk.
+class ThreadPool {
+public:
+  explicit ThreadPool(unsigned N) : N(N) {
+    for (unsigned I = 0; I < N; ++I)
+      Workers.emplace_back([this, I] { work(I); });
   }
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> L(M);
+      Stop = true;
+      ++Generation;
+    }
+    Wake.notify_all();
+    for (std::thread &T : Workers)
+      T.join();
+  }
+
+  /// Runs Kernel over [0, End) in N chunks and returns when all are done.
+  void run(void (*Kernel)(int64_t, int64_t, void *), int64_t End, void *Args) {
+    {
+      // The job is published under the mutex, with a new generation number,
+      // so that a worker that wakes (or was never asleep) sees the whole job
+      // and runs it exactly once.
+      std::lock_guard<std::mutex> L(M);
+      Job = {Kernel, End, Args};
+      Pending = N;
+      ++Generation;
+    }
+    Wake.notify_all();
+    // Pending is decremented under the same mutex, so the caller cannot miss
+    // the last worker's notification between its test and its wait.
+    std::unique_lock<std::mutex> L(M);
+    Finished.wait(L, [this] { return Pending == 0; });
+  }
+
+private:
+  struct Task {
+    void (*Kernel)(int64_t, int64_t, void *) = nullptr;
+    int64_t End = 0;
+    void *Args = nullptr;
+  };
+
+  void work(unsigned I) {
+    uint64_t Seen = 0;
+    for (;;) {
+      Task T;
+      {
+        std::unique_lock<std::mutex> L(M);
+        // Waiting on the generation, not on a flag, keeps a spurious wake-up
+        // or a late worker from running a job twice or skipping one.
+        Wake.wait(L, [&] { return Generation != Seen; });
+        Seen = Generation;
+        if (Stop)
+          return;
+        T = Job;
+      }
+      T.Kernel(T.End * I / N, T.End * (I + 1) / N, T.Args);
+      std::lock_guard<std::mutex> L(M);
+      if (--Pending == 0)
+        Finished.notify_one();
+    }
+  }
+
+  unsigned N;
+  std::vector<std::thread> Workers;
+  std::mutex M;
+  std::condition_variable Wake, Finished;
+  Task Job;
+  unsigned Pending = 0;
+  uint64_t Generation = 0;
+  bool Stop = false;
+};
+
+void BM_ThreadPool_Empty(benchmark::State &State) {
+  static ThreadPool Pool(threadCount());
+  int64_t N = State.range(0);
+  for (auto _ : State)
+    Pool.run(emptyKernel, N, nullptr);
+}
+
+/// Cores idle over a short sample of /proc/stat, or -1 if it is unreadable.
+double idleCores() {
+  auto Read = [](std::vector<uint64_t> &Idle, std::vector<uint64_t> &Total) {
+    std::ifstream In("/proc/stat");
+    std::string Line;
+    while (std::getline(In, Line)) {
+      if (Line.compare(0, 3, "cpu") != 0 || Line.size() < 4 || Line[3] == ' ')
+        continue; // Not a line for one core.
+      std::istringstream S(Line.substr(Line.find(' ')));
+      uint64_t V, Sum = 0, IdleTime = 0;
+      for (int F = 0; S >> V; ++F) {
+        Sum += V;
+        if (F == 3 || F == 4) // idle, iowait
+          IdleTime += V;
+      }
+      Idle.push_back(IdleTime);
+      Total.push_back(Sum);
+    }
+  };
+  std::vector<uint64_t> I0, T0, I1, T1;
+  Read(I0, T0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Read(I1, T1);
+  if (I0.empty() || I0.size() != I1.size())
+    return -1;
+  double Cores = 0;
+  for (size_t C = 0; C < I0.size(); ++C)
+    if (T1[C] > T0[C])
+      Cores += double(I1[C] - I0[C]) / double(T1[C] - T0[C]);
+  return Cores;
 }
 
 #ifdef LLQ_HAVE_OPENMP
@@ -128,8 +237,7 @@ int main(int argc, char **argv) {
       ->Arg(1)
       ->Arg(1 << 20)
       ->UseRealTime();
-  benchmark::RegisterBenchmark("BM_ThreadForkJoin_Empty",
-                               BM_ThreadForkJoin_Empty)
+  benchmark::RegisterBenchmark("BM_ThreadPool_Empty", BM_ThreadPool_Empty)
       ->Arg(1)
       ->Arg(1 << 20)
       ->UseRealTime();
@@ -151,17 +259,33 @@ int main(int argc, char **argv) {
       ->UseRealTime()
       ->Unit(benchmark::kMicrosecond);
 #endif
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+  std::vector<std::string> Storage;
+  std::vector<char *> Args = llq::bench::withDefaultFlags(argc, argv, Storage);
+  int NArgs = int(Args.size()) - 1;
+  benchmark::Initialize(&NArgs, Args.data());
+  if (benchmark::ReportUnrecognizedArguments(NArgs, Args.data()))
     return 1;
   std::string Threads = std::to_string(threadCount());
+  double Idle = idleCores();
+  std::string Warning;
+  if (Idle >= 0 && Idle + 0.5 < threadCount()) {
+    char Buf[256];
+    std::snprintf(Buf, sizeof Buf,
+                  "\nWARNING: %.1f cores idle before the run, fewer than the "
+                  "%u threads asked: the multi-thread figures measure "
+                  "time-sharing, not scaling.",
+                  Idle, threadCount());
+    Warning = Buf;
+    std::printf("%s\n\n", Warning.c_str());
+  }
   llq::bench::RatioReporter Reporter(
-      "Ratios (same run, " + Threads + " threads; > 1 means the gang is faster):",
+      Warning + "\nRatios (same run, " + Threads +
+          " threads; > 1 means the gang is faster):",
       58, 8, 2, [Threads](llq::bench::RatioReporter &R) {
         for (std::string N : {"1", "1048576"}) {
           std::string Gang = "BM_Gang_Empty/" + N;
-          R.ratio("std::thread fork-join / gang, empty kernel over " + N,
-                  "BM_ThreadForkJoin_Empty/" + N, Gang);
+          R.ratio("std::thread pool / gang, empty kernel over " + N,
+                  "BM_ThreadPool_Empty/" + N, Gang);
           R.ratio("OpenMP parallel for / gang, empty kernel over " + N,
                   "BM_OpenMP_Empty/" + N, Gang);
         }

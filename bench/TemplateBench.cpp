@@ -5,10 +5,13 @@
 // llvm::parseAssemblyString + verifyModule of the same module's text, which
 // is what a program holding ready LLVM IR text would do. Then times emitting
 // an instruction template at an IRBuilder's point against building the same
-// instructions with the IRBuilder. Prints the medians and their ratios.
+// instructions with the IRBuilder. Each pair is interleaved; each ratio is
+// printed as its median with its range over the repetitions (Measure.h),
+// and a side faster than 1 ms is timed over a batch of calls.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Measure.h"
 #include "llquote/Template.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/IRBuilder.h"
@@ -16,9 +19,6 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
-#include <algorithm>
-#include <chrono>
-#include <vector>
 
 using namespace llvm;
 
@@ -58,12 +58,9 @@ static const llq::Template Body = LLQ_INSTRS(R"(
   store $type:elt %r, ptr %py
 )");
 
-template <typename Fn> static double seconds(Fn &&F) {
-  auto Start = std::chrono::steady_clock::now();
-  F();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
-      .count();
-}
+using namespace llq::bench;
+
+static const unsigned Reps = 15;
 
 int main() {
   std::string Text;
@@ -77,65 +74,65 @@ int main() {
     raw_string_ostream OS(Text);
     (*M)->print(OS, nullptr);
   }
-  std::vector<double> Inst, Parse;
-  for (int R = 0; R < 2000; ++R) {
-    Inst.push_back(seconds([&] {
-      LLVMContext Ctx;
-      auto M = Kernel.instantiate(Ctx, {{"elt", Type::getFloatTy(Ctx)}, {"zero", 0.0f}});
-      if (!M)
-        exit(1);
-    }));
-    Parse.push_back(seconds([&] {
-      LLVMContext Ctx;
-      SMDiagnostic Diag;
-      auto M = parseAssemblyString(Text, Diag, Ctx);
-      if (!M || verifyModule(*M))
-        exit(1);
-    }));
-  }
-  std::sort(Inst.begin(), Inst.end());
-  std::sort(Parse.begin(), Parse.end());
-  double I = Inst[Inst.size() / 2], P = Parse[Parse.size() / 2];
-  outs() << format("instantiate cached template:     %8.1f us\n", I * 1e6)
-         << format("parseAssemblyString + verify:    %8.1f us\n", P * 1e6)
-         << format("ratio instantiate / parse:       %8.2f\n", I / P);
+  BatchFn Inst = batched([&] {
+    LLVMContext Ctx;
+    auto M = Kernel.instantiate(Ctx, {{"elt", Type::getFloatTy(Ctx)}, {"zero", 0.0f}});
+    if (!M)
+      exit(1);
+  });
+  BatchFn Parse = batched([&] {
+    LLVMContext Ctx;
+    SMDiagnostic Diag;
+    auto M = parseAssemblyString(Text, Diag, Ctx);
+    if (!M || verifyModule(*M))
+      exit(1);
+  });
+  Paired P = comparePaired(Inst, Parse, Reps);
+  outs() << "median [min-max] over " << Reps << " interleaved repetitions\n"
+         << "instantiate cached template, us:  " << spread(P.a(), 1, 1e6) << "\n"
+         << "parseAssemblyString + verify, us: " << spread(P.b(), 1, 1e6) << "\n"
+         << "ratio instantiate / parse:        " << spread(P.ratioAB(), 2) << "\n";
 
-  // Emitting into a function being built, against the IRBuilder. Each
-  // round builds a fresh function both ways and deletes it.
+  // Emitting into a function being built, against the IRBuilder. Each batch
+  // builds a fresh function and deletes it, untimed.
   LLVMContext Ctx;
   Module M("bench", Ctx);
   Type *F32 = Type::getFloatTy(Ctx), *Ptr = PointerType::get(Ctx, 0),
        *I64 = Type::getInt64Ty(Ctx);
   auto *FT = FunctionType::get(Type::getVoidTy(Ctx), {I64, F32, Ptr, Ptr}, false);
-  std::vector<double> Emit, Build;
-  for (int R = 0; R < 2000; ++R) {
-    Function *F = Function::Create(FT, Function::ExternalLinkage, "k", M);
-    IRBuilder<> B(BasicBlock::Create(Ctx, "entry", F));
-    Emit.push_back(seconds([&] {
-      auto E = Body.emit(B, {{"elt", F32}},
-                         {{"i", F->getArg(0)}, {"a", F->getArg(1)},
-                          {"x", F->getArg(2)}, {"y", F->getArg(3)}});
-      if (!E)
+  auto InFunction = [&](auto Body) -> BatchFn {
+    return [&, Body](unsigned Batch) {
+      Function *F = Function::Create(FT, Function::ExternalLinkage, "k", M);
+      IRBuilder<> B(BasicBlock::Create(Ctx, "entry", F));
+      double T = seconds([&] {
+        for (unsigned I = 0; I < Batch; ++I)
+          Body(B, F);
+      });
+      B.CreateRetVoid();
+      if (verifyFunction(*F, &errs()))
         exit(1);
-    }));
-    Build.push_back(seconds([&] {
-      Value *PX = B.CreateGEP(F32, F->getArg(2), F->getArg(0), "px");
-      Value *PY = B.CreateGEP(F32, F->getArg(3), F->getArg(0), "py");
-      Value *VX = B.CreateLoad(F32, PX, "vx");
-      Value *VY = B.CreateLoad(F32, PY, "vy");
-      Value *AX = B.CreateFMul(F->getArg(1), VX, "ax");
-      B.CreateStore(B.CreateFAdd(AX, VY, "r"), PY);
-    }));
-    B.CreateRetVoid();
-    if (verifyFunction(*F, &errs()))
+      F->eraseFromParent();
+      return T;
+    };
+  };
+  BatchFn Emit = InFunction([&](IRBuilder<> &B, Function *F) {
+    auto E = Body.emit(B, {{"elt", F32}},
+                       {{"i", F->getArg(0)}, {"a", F->getArg(1)},
+                        {"x", F->getArg(2)}, {"y", F->getArg(3)}});
+    if (!E)
       exit(1);
-    F->eraseFromParent();
-  }
-  std::sort(Emit.begin(), Emit.end());
-  std::sort(Build.begin(), Build.end());
-  double Em = Emit[Emit.size() / 2], Bu = Build[Build.size() / 2];
-  outs() << format("emit 7 instructions (template):  %8.1f us\n", Em * 1e6)
-         << format("the same with the IRBuilder:     %8.1f us\n", Bu * 1e6)
-         << format("ratio emit / IRBuilder:          %8.2f\n", Em / Bu);
+  });
+  BatchFn Build = InFunction([&](IRBuilder<> &B, Function *F) {
+    Value *PX = B.CreateGEP(F32, F->getArg(2), F->getArg(0), "px");
+    Value *PY = B.CreateGEP(F32, F->getArg(3), F->getArg(0), "py");
+    Value *VX = B.CreateLoad(F32, PX, "vx");
+    Value *VY = B.CreateLoad(F32, PY, "vy");
+    Value *AX = B.CreateFMul(F->getArg(1), VX, "ax");
+    B.CreateStore(B.CreateFAdd(AX, VY, "r"), PY);
+  });
+  Paired Q = comparePaired(Emit, Build, Reps);
+  outs() << "emit 7 instructions (template), us: " << spread(Q.a(), 2, 1e6) << "\n"
+         << "the same with the IRBuilder, us:    " << spread(Q.b(), 3, 1e6) << "\n"
+         << "ratio emit / IRBuilder:             " << spread(Q.ratioAB(), 1) << "\n";
   return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "Flatten.h"
 #include "Parse.h"
+#include "UniqueNames.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -70,7 +71,7 @@ class Flattener {
 public:
   Flattener(const SyntaxTree &Tree, StringSet<> &Used, const SourceMgr &SM,
             unsigned BufferID)
-      : Tree(Tree), Used(Used), SM(SM), BufferID(BufferID) {}
+      : Tree(Tree), Names(Used), SM(SM), BufferID(BufferID) {}
 
   Expected<FlatFunction> run(const Node *Body);
 
@@ -113,7 +114,7 @@ private:
   Error jump(const Node *N);
 
   const SyntaxTree &Tree;
-  StringSet<> &Used;
+  UniqueNamer Names;
   const SourceMgr &SM;
   unsigned BufferID;
   FlatFunction F;
@@ -124,11 +125,7 @@ private:
 } // namespace
 
 std::string Flattener::uniqueName(StringRef Hint) {
-  std::string Name = Hint.str();
-  for (unsigned N = 1; Used.contains(Name); ++N)
-    Name = (Hint + "." + Twine(N)).str();
-  Used.insert(Name);
-  return Name;
+  return Names.make(Hint, ".");
 }
 
 unsigned Flattener::newBlock(StringRef Hint, const Node *Origin) {

@@ -11,6 +11,7 @@
 
 #include "RestoreSSA.h"
 #include "Parse.h"
+#include "UniqueNames.h"
 #include "llquote/Diagnostics.h"
 #include "llquote/ssa/SSABuilder.h"
 #include "llvm/ADT/DenseMap.h"
@@ -88,8 +89,8 @@ public:
   Restorer(const SyntaxTree &Tree, const FlatFunction &F, StringSet<> &Used,
            const LowerOptions &Opts, LoweredTextBuilder &Out,
            const SourceMgr &SM, unsigned BufferID)
-      : Tree(Tree), F(F), Used(Used), Opts(Opts), Out(Out), SM(SM),
-        BufferID(BufferID) {}
+      : Tree(Tree), F(F), Used(Used), Names(Used), Opts(Opts), Out(Out),
+        SM(SM), BufferID(BufferID) {}
 
   Error run(const Node *Define, const Node *Body);
 
@@ -139,6 +140,7 @@ private:
   const SyntaxTree &Tree;
   const FlatFunction &F;
   StringSet<> &Used;
+  UniqueNamer Names;
   const LowerOptions &Opts;
   LoweredTextBuilder &Out;
   const SourceMgr &SM;
@@ -199,10 +201,7 @@ void Restorer::declareVars(const Node *Define, const Node *Body) {
 
 /// A fresh plain name from \p Hint, quoted if it needs to be.
 std::string Restorer::newVersionBase(StringRef Hint) {
-  std::string Name = Hint.str();
-  for (unsigned N = 1; Used.contains(Name); ++N)
-    Name = (Hint + Twine(N)).str();
-  Used.insert(Name);
+  std::string Name = Names.make(Hint, "");
   return isPlainName(Name) ? Name : "\"" + Name + "\"";
 }
 
@@ -506,37 +505,54 @@ Error Restorer::checkReads() {
   if (Opts.AllowUndef)
     return Error::success();
   ssa::Block Entry = Blocks[F.Order.front()];
+  auto RealUndef = [&](ssa::Value U) {
+    return B.isUndef(U) && B.blockOf(U) == Entry;
+  };
+  // The phis whose operands lead, through other phis, to a missing value:
+  // found once for all reads, walking operand edges backwards from the phis
+  // that have one. Searching the phi web from every read instead costs the
+  // size of the web per read, which is quadratic in a large function.
+  DenseSet<uint32_t> Missing;
+  DenseMap<uint32_t, SmallVector<ssa::Value, 2>> Users;
+  SmallVector<ssa::Value, 8> Work;
+  for (ssa::Value P : B.phis())
+    for (ssa::Value Op : B.phiOperands(P)) {
+      ssa::Value O = B.resolve(Op);
+      if (RealUndef(O)) {
+        if (Missing.insert(P.Id).second)
+          Work.push_back(P);
+      } else if (B.isPhi(O)) {
+        Users[O.Id].push_back(P);
+      }
+    }
+  while (!Work.empty())
+    for (ssa::Value U : Users.lookup(Work.pop_back_val().Id))
+      if (Missing.insert(U.Id).second)
+        Work.push_back(U);
+  // The first read in the text that may see no value.
   const Read *Worst = nullptr;
-  std::optional<std::pair<ssa::Value, unsigned>> Edge; // (phi, operand)
   for (const Read &R : Reads) {
     if (Worst && Worst->At->Range.Begin <= R.At->Range.Begin)
       continue;
     ssa::Value V = B.resolve(R.V);
-    auto RealUndef = [&](ssa::Value U) {
-      return B.isUndef(U) && B.blockOf(U) == Entry;
-    };
-    if (RealUndef(V)) {
+    if (RealUndef(V) || (B.isPhi(V) && Missing.contains(V.Id)))
       Worst = &R;
-      Edge.reset();
-      continue;
-    }
-    if (!B.isPhi(V))
-      continue;
-    // Search the phis this read depends on for an operand with no value.
-    SmallVector<ssa::Value, 8> Work{V};
+  }
+  // For its note, the first operand without a value that a search of the
+  // phis it depends on meets.
+  std::optional<std::pair<ssa::Value, unsigned>> Edge; // (phi, operand)
+  if (Worst && !RealUndef(B.resolve(Worst->V))) {
+    ssa::Value V = B.resolve(Worst->V);
+    Work.assign({V});
     DenseSet<uint32_t> Seen{V.Id};
-    while (!Work.empty()) {
+    while (!Work.empty() && !Edge) {
       ssa::Value P = Work.pop_back_val();
       ArrayRef<ssa::Value> Ops = B.phiOperands(P);
-      for (unsigned K = 0; K < Ops.size(); ++K) {
+      for (unsigned K = 0; K < Ops.size() && !Edge; ++K) {
         ssa::Value O = B.resolve(Ops[K]);
-        if (RealUndef(O)) {
-          Worst = &R;
+        if (RealUndef(O))
           Edge = std::make_pair(P, K);
-          Work.clear();
-          break;
-        }
-        if (B.isPhi(O) && Seen.insert(O.Id).second)
+        else if (B.isPhi(O) && Seen.insert(O.Id).second)
           Work.push_back(O);
       }
     }

@@ -61,11 +61,19 @@ std::string printed(const Type *T) {
   return S;
 }
 
-/// A global name that \p M does not use yet, starting with \p Stem.
-std::string freshGlobal(const Module &M, StringRef Stem) {
-  std::string Name = Stem.str();
-  for (unsigned N = 1; M.getNamedValue(Name); ++N)
-    Name = (Stem + "." + Twine(N)).str();
+/// A global name that \p M does not use yet, starting with \p Stem. When
+/// \p Stem is taken (an earlier wrapper still in \p M), the module's symbol
+/// table picks the suffix with its own counter, in amortised O(1), instead
+/// of trying Stem.1, Stem.2, ... from 1: a placeholder takes the name and
+/// gives it back for the wrapper's text.
+std::string freshGlobal(Module &M, StringRef Stem) {
+  if (!M.getNamedValue(Stem))
+    return Stem.str();
+  Function *Placeholder = Function::Create(
+      FunctionType::get(Type::getVoidTy(M.getContext()), /*isVarArg=*/false),
+      GlobalValue::ExternalLinkage, Stem, M);
+  std::string Name = Placeholder->getName().str();
+  Placeholder->eraseFromParent();
   return Name;
 }
 } // namespace
