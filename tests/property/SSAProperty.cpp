@@ -15,7 +15,7 @@
 //   located error, and a program without the error never reads a variable
 //   without a value when it runs.
 //
-// Usage: llquote_ssa_property [--seed=S] [--count=N] [--verbose]
+// Usage: llquote_ssa_property [--seed=S] [--count=N] [--verbose] [--show-lower]
 // Prints totals: programs, phis of each kind, how often Braun is lower.
 //
 //===----------------------------------------------------------------------===//
@@ -845,6 +845,9 @@ std::string print(const Function &F) {
 // The property
 //===----------------------------------------------------------------------===//
 
+/// --show-lower: print the programs where Braun has fewer phis.
+bool ShowLower = false;
+
 struct Totals {
   unsigned long Programs = 0, Defined = 0, Rejected = 0;
   unsigned long BraunPhis = 0, Mem2RegPhis = 0, LLVMPhis = 0;
@@ -947,6 +950,9 @@ std::string checkProgram(const Program &P, uint64_t Seed, Totals &T) {
   T.LLVMPhis += NL;
   T.BelowMem2Reg += RB.Count < NR;
   T.BelowLLVM += RB.Count < NL;
+  if (ShowLower && (RB.Count < NR || RB.Count < NL))
+    std::printf("braun %u, mem2reg %u, PromoteMemToReg %u phis:\n%s\n", RB.Count,
+                NR, NL, DialectPrinter(P).print().c_str());
   if (RB.Count > NR || RB.Count > NL)
     return "more phis than mem2reg (" + std::to_string(RB.Count) + " > " +
            std::to_string(NR) + " / " + std::to_string(NL) + ") in:\n" +
@@ -968,8 +974,10 @@ int main(int argc, char **argv) {
       Count = std::strtoul(argv[I] + 8, nullptr, 10);
     else if (!strcmp(argv[I], "--verbose"))
       Verbose = true;
+    else if (!strcmp(argv[I], "--show-lower"))
+      ShowLower = true;
     else {
-      std::fprintf(stderr, "usage: %s [--seed=S] [--count=N] [--verbose]\n",
+      std::fprintf(stderr, "usage: %s [--seed=S] [--count=N] [--verbose] [--show-lower]\n",
                    argv[0]);
       return 2;
     }
