@@ -60,7 +60,6 @@ public:
   void checkVariable(ArrayRef<ExposedRead> Reads, ArrayRef<unsigned> DefBlocks);
 
   const ExposedRead *Worst = nullptr;
-  unsigned WorstGen = 0;
   /// The branch to point the note at, or none for the entry.
   std::optional<unsigned> NoteBlock;
 

@@ -15,7 +15,6 @@
 #include "llquote/Diagnostics.h"
 #include "llquote/ssa/SSABuilder.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include <optional>
 
