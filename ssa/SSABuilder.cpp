@@ -28,7 +28,11 @@ namespace {
 
 constexpr uint32_t NoId = ~0u;
 
-enum class ValueKind : uint8_t { Plain, Phi, Undef };
+/// An Undef is the value of a variable on a path from a root (a sealed block
+/// without predecessors that is not marked unreachable) that never defines
+/// it. A NoValue is what an edge out of unreachable code carries: never
+/// taken, so it stands for nothing and a phi ignores it.
+enum class ValueKind : uint8_t { Plain, Phi, Undef, NoValue };
 
 /// Incomplete phis wait in an unsealed block for their operands; Filling ones
 /// are getting them right now. Neither may be judged trivial, because their
@@ -47,6 +51,8 @@ struct BlockInfo {
   uint32_t SearchIndex = 0;
   bool Sealed = false;
   bool Filled = false;
+  /// No path from the function's entry reaches this block (markUnreachable).
+  bool Unreachable = false;
 };
 
 struct ValueInfo {
@@ -130,6 +136,9 @@ public:
   uint32_t resolveId(uint32_t V) const;
   bool isReplaced(uint32_t V) const { return Values[V].Forward != V; }
   bool isPhiId(uint32_t V) const { return Values[V].Kind == ValueKind::Phi; }
+  bool isNoValueId(uint32_t V) const {
+    return Values[V].Kind == ValueKind::NoValue;
+  }
   PhiInfo &phi(uint32_t V) {
     assert(isPhiId(V) && "not a phi");
     return Phis[Values[V].PhiIndex];
@@ -263,6 +272,12 @@ void SSABuilder::Impl::readFrame(uint32_t Start, bool ConsultsStart) {
   bool Consults = ConsultsStart;
   for (;;) {
     BlockInfo &BI = Blocks[Cur];
+    if (BI.Unreachable && Consults) {
+      // An edge out of unreachable code is never taken: whatever that
+      // code defines, the edge carries no value.
+      Result = newValue(ValueKind::NoValue, Cur, ReadVar);
+      break;
+    }
     // A read that asks for the value at a block's end relies on that end
     // staying put; defVar checks this.
     BI.Filled |= Consults;
@@ -270,6 +285,13 @@ void SSABuilder::Impl::readFrame(uint32_t Start, bool ConsultsStart) {
     uint32_t Def = lookupDef(ReadVar, Cur);
     if (Def != NoId) {
       Result = Def;
+      break;
+    }
+    if (BI.Unreachable) {
+      // A read in unreachable code sees the definitions made before it in
+      // its own block and nothing else: no phi is ever needed there.
+      Result = newValue(ValueKind::NoValue, Cur, ReadVar);
+      Defs[defKey(ReadVar, Cur)] = Result;
       break;
     }
     if (!BI.Sealed) {
@@ -339,11 +361,13 @@ void SSABuilder::Impl::appendOperand(uint32_t P, uint32_t V) {
 
 /// A phi is trivial when its operands other than itself are all one value,
 /// which is then left in Same; NoId there means it has no such operand.
+/// Operands from unreachable predecessors (NoValue) are never taken, so they
+/// count no more than the phi itself.
 bool SSABuilder::Impl::isTrivial(uint32_t P, uint32_t &Same) const {
   Same = NoId;
   for (Value Op : phi(P).Operands) {
     uint32_t R = resolveId(Op.Id);
-    if (R == Same || R == P)
+    if (R == Same || R == P || isNoValueId(R))
       continue;
     if (Same != NoId)
       return false;
@@ -352,13 +376,13 @@ bool SSABuilder::Impl::isTrivial(uint32_t P, uint32_t &Same) const {
   return true;
 }
 
-/// What a trivial phi stands for. A phi that only merges itself is
-/// reachable from no definition at all: unreachable code, where the variable
-/// is undefined.
+/// What a trivial phi stands for. A phi that only merges itself and
+/// edges out of unreachable code is reachable from no root at all: it is in
+/// unreachable code itself, where the variable has no value.
 uint32_t SSABuilder::Impl::replacementOf(uint32_t P, uint32_t Same) {
   if (Same != NoId)
     return Same;
-  return newValue(ValueKind::Undef, Values[P].BlockId, Values[P].VarId);
+  return newValue(ValueKind::NoValue, Values[P].BlockId, Values[P].VarId);
 }
 
 void SSABuilder::Impl::replacePhi(uint32_t P, uint32_t Same) {
@@ -563,9 +587,11 @@ bool SSABuilder::Impl::isDefinedEverywhere(uint32_t Var, uint32_t Start) {
     if (From != NoId)
       G.addEdge(From, Index);
   };
+  // Edges out of unreachable code carry no value and need none.
   auto VisitPreds = [&](uint32_t BlockId, uint32_t From) {
     for (Block Pred : Blocks[BlockId].Preds)
-      Visit(true, Pred.Id, From);
+      if (!Blocks[Pred.Id].Unreachable)
+        Visit(true, Pred.Id, From);
   };
 
   Visit(true, Start, NoId);
@@ -577,6 +603,10 @@ bool SSABuilder::Impl::isDefinedEverywhere(uint32_t Var, uint32_t Start) {
       uint32_t Def = lookupDef(Var, Id);
       if (Def != NoId) {
         Visit(false, Def, N);
+        continue;
+      }
+      if (Blocks[Id].Unreachable) {
+        Leaves.push_back(N);
         continue;
       }
       if (!Blocks[Id].Sealed) {
@@ -592,7 +622,8 @@ bool SSABuilder::Impl::isDefinedEverywhere(uint32_t Var, uint32_t Start) {
     const ValueInfo &VI = Values[Id];
     if (VI.Kind == ValueKind::Undef)
       return false;
-    if (VI.Kind == ValueKind::Plain || VI.KnownDefined) {
+    if (VI.Kind == ValueKind::Plain || VI.Kind == ValueKind::NoValue ||
+        VI.KnownDefined) {
       Leaves.push_back(N);
     } else if (VI.State == PhiState::Incomplete) {
       Provisional = true;
@@ -694,7 +725,7 @@ void SSABuilder::Impl::processSCC(llvm::ArrayRef<uint32_t> SCC) {
   for (uint32_t P : SCC) {
     for (Value Op : phi(P).Operands) {
       uint32_t R = resolveId(Op.Id);
-      if (R < SetMark.size() && SetMark[R] == Gen)
+      if ((R < SetMark.size() && SetMark[R] == Gen) || isNoValueId(R))
         continue;
       if (Outer == NoId)
         Outer = R;
@@ -709,7 +740,7 @@ void SSABuilder::Impl::processSCC(llvm::ArrayRef<uint32_t> SCC) {
   if (Outer == NoId) {
     // Unreachable code, as for a trivial phi of nothing but itself.
     uint32_t First = *std::min_element(SCC.begin(), SCC.end());
-    Outer = newValue(ValueKind::Undef, Values[First].BlockId,
+    Outer = newValue(ValueKind::NoValue, Values[First].BlockId,
                      Values[First].VarId);
   }
   // User lists are not kept up to date from here on: every user of these
@@ -751,10 +782,13 @@ void SSABuilder::Impl::removeMergesOfOneValue(llvm::ArrayRef<uint32_t> SCC,
     }
     return LocalIndex[V];
   };
+  // Operands from unreachable code (NoValue) are left out: no path takes
+  // them, and every phi still reaches the SCC's two or more real outside
+  // operands.
   for (uint32_t P : SCC)
     for (Value Op : phi(P).Operands) {
       uint32_t R = resolveId(Op.Id);
-      if (R >= SetMark.size() || SetMark[R] != InSCC)
+      if ((R >= SetMark.size() || SetMark[R] != InSCC) && !isNoValueId(R))
         G.addEdge(0, LocalOf(R));
     }
   uint32_t FirstPhi = G.size();
@@ -762,7 +796,8 @@ void SSABuilder::Impl::removeMergesOfOneValue(llvm::ArrayRef<uint32_t> SCC,
     LocalOf(P);
   for (uint32_t L = FirstPhi; L < G.size(); ++L)
     for (Value Op : phi(ValueOf[L]).Operands)
-      G.addEdge(LocalOf(resolveId(Op.Id)), L);
+      if (!isNoValueId(resolveId(Op.Id)))
+        G.addEdge(LocalOf(resolveId(Op.Id)), L);
 
   std::vector<uint32_t> Order;
   std::vector<uint32_t> IDom = immediateDominators(G, Order);
@@ -832,6 +867,20 @@ void SSABuilder::sealAllBlocks() {
       I->seal(Id);
 }
 
+void SSABuilder::markUnreachable(Block B) {
+  assert(!I->Finished && "markUnreachable after finish");
+  assert(B.Id < I->Blocks.size() && "unknown block");
+  BlockInfo &BI = I->Blocks[B.Id];
+  assert(!BI.Filled && BI.IncompletePhis.empty() &&
+         "markUnreachable on a block a read has already passed through");
+  BI.Unreachable = true;
+}
+
+bool SSABuilder::isUnreachable(Block B) const {
+  assert(B.Id < I->Blocks.size() && "unknown block");
+  return I->Blocks[B.Id].Unreachable;
+}
+
 unsigned SSABuilder::numBlocks() const { return unsigned(I->Blocks.size()); }
 
 llvm::ArrayRef<Block> SSABuilder::predecessors(Block B) const {
@@ -886,7 +935,13 @@ bool SSABuilder::isPhi(Value V) const {
 
 bool SSABuilder::isUndef(Value V) const {
   assert(V.Id < I->Values.size() && "unknown value");
-  return I->Values[V.Id].Kind == ValueKind::Undef;
+  ValueKind K = I->Values[V.Id].Kind;
+  return K == ValueKind::Undef || K == ValueKind::NoValue;
+}
+
+bool SSABuilder::isNoValue(Value V) const {
+  assert(V.Id < I->Values.size() && "unknown value");
+  return I->Values[V.Id].Kind == ValueKind::NoValue;
 }
 
 bool SSABuilder::isRemoved(Value V) const {

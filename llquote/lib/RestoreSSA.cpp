@@ -10,12 +10,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "RestoreSSA.h"
+#include "CheckAssigned.h"
 #include "Parse.h"
 #include "UniqueNames.h"
 #include "llquote/Diagnostics.h"
 #include "llquote/ssa/SSABuilder.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include <optional>
 
@@ -32,13 +32,6 @@ struct VarInfo {
   const Node *TypeAt = nullptr; ///< The definition that fixed the type.
   bool Defined = false;       ///< The first definition has kept the name.
   unsigned NextVersion = 1;
-};
-
-/// A read whose value must be defined on every path.
-struct Read {
-  const Node *At;
-  ssa::Value V;
-  StringRef Var;
 };
 
 /// A local-name token of an instruction and what replaces it.
@@ -113,6 +106,21 @@ private:
     setText(V, std::move(Text));
     return V;
   }
+  /// The value a constant (or any text that is not a local name) stands
+  /// for: one per text, as LLVM uniques its constants, so that a phi
+  /// merging `5` and `5` is seen to be trivial.
+  ssa::Value constantValue(StringRef Text) {
+    auto [It, New] = Constants.try_emplace(Text, ssa::Value{0});
+    if (New)
+      It->second = textValue(Text.str());
+    return It->second;
+  }
+  /// Records a read of or (when \p ReadAt is null) an assignment to a
+  /// variable, for checkAssigned; \p AtEnd for a read at the block's end.
+  void access(unsigned Block, uint32_t Var, const Node *ReadAt,
+              bool AtEnd = false) {
+    (AtEnd ? EndAccesses : Accesses)[Block].push_back({Var, ReadAt});
+  }
   void setText(ssa::Value V, std::string Text) {
     if (Texts.size() <= V.Id)
       Texts.resize(V.Id + 1);
@@ -131,7 +139,6 @@ private:
   Error sourceItem(const FlatItem &I, unsigned Block, ItemValues &IV);
   Error item(const FlatItem &I, unsigned Block, ItemValues &IV);
   std::optional<std::string> resultType(const Node *Inst) const;
-  Error checkReads();
   std::string valueText(ssa::Value V);
   std::string blockRef(unsigned Block) const;
   void print(const Node *Body);
@@ -153,7 +160,10 @@ private:
   std::vector<std::string> Texts; ///< By value id: client values' text.
   std::vector<ssa::Value> Temps;
   std::vector<std::vector<ItemValues>> Values; ///< By block, by item.
-  std::vector<Read> Reads;
+  /// Per block, reads and assignments of variables in order, and the reads
+  /// at the block's end (an author's phi operands).
+  std::vector<std::vector<VarAccess>> Accesses, EndAccesses;
+  StringMap<ssa::Value> Constants;
   struct PendingPhiRead {
     const Node *Token;
     unsigned Pred;
@@ -241,13 +251,12 @@ ssa::Value Restorer::read(const Node *ValueNode, unsigned Block,
     if (VarInfo *VI = varOf(ValueNode)) {
       if (VI->Type.empty() && !TypeHint.empty())
         VI->Type = TypeHint.str();
+      access(Block, VI->Id.Id, ValueNode);
       if (Opts.Mem2Reg)
         return slotLoad(ValueNode, Block, /*AtEnd=*/false);
-      ssa::Value V = B.useVar(VI->Id, Blocks[Block]);
-      Reads.push_back({ValueNode, V, nameOf(ValueNode)});
-      return V;
+      return B.useVar(VI->Id, Blocks[Block]);
     }
-  return textValue(Tree.text(ValueNode).str());
+  return constantValue(Tree.text(ValueNode));
 }
 
 /// Reference mode: a load of the variable's slot, before the current item or
@@ -283,14 +292,13 @@ ssa::Value Restorer::operand(const GenOperand &O, unsigned Block,
   case GenOperand::Var: {
     VarInfo *VI = varOf(O.Src);
     assert(VI && "a generated read of an undeclared variable");
+    access(Block, VI->Id.Id, O.Src);
     if (Opts.Mem2Reg)
       return slotLoad(O.Src, Block, /*AtEnd=*/false);
-    ssa::Value V = B.useVar(VI->Id, Blocks[Block]);
-    Reads.push_back({O.Src, V, nameOf(O.Src)});
-    return V;
+    return B.useVar(VI->Id, Blocks[Block]);
   }
   case GenOperand::Const:
-    return textValue(O.Text);
+    return constantValue(O.Text);
   case GenOperand::None:
     break;
   }
@@ -310,6 +318,7 @@ Error Restorer::define(const Node *Def, ssa::Value V, unsigned Block,
       Unnamed[V.Id] = VI->Id.Id;
   }
   VI->Defined = true;
+  access(Block, VI->Id.Id, nullptr);
   if (Opts.Mem2Reg)
     CurIV->Stores.push_back({VI->Id.Id, V});
   else
@@ -415,6 +424,7 @@ Error Restorer::sourceItem(const FlatItem &I, unsigned Block, ItemValues &IV) {
       // Read at the end of the named predecessor, once all blocks are filled.
       auto It = BlockByName.find(nameOf(Tokens[K + 1].N));
       if (It != BlockByName.end()) {
+        access(It->second, varOf(T)->Id.Id, T, /*AtEnd=*/true);
         if (Opts.Mem2Reg) {
           IV.Substs.push_back({T, slotLoad(T, It->second, /*AtEnd=*/true)});
           continue;
@@ -499,89 +509,6 @@ std::string Restorer::valueText(ssa::Value V) {
 
 std::string Restorer::blockRef(unsigned Block) const {
   return "%" + F.Blocks[Block].Name;
-}
-
-Error Restorer::checkReads() {
-  if (Opts.AllowUndef)
-    return Error::success();
-  ssa::Block Entry = Blocks[F.Order.front()];
-  auto RealUndef = [&](ssa::Value U) {
-    return B.isUndef(U) && B.blockOf(U) == Entry;
-  };
-  // The phis whose operands lead, through other phis, to a missing value:
-  // found once for all reads, walking operand edges backwards from the phis
-  // that have one. Searching the phi web from every read instead costs the
-  // size of the web per read, which is quadratic in a large function.
-  DenseSet<uint32_t> Missing;
-  DenseMap<uint32_t, SmallVector<ssa::Value, 2>> Users;
-  SmallVector<ssa::Value, 8> Work;
-  for (ssa::Value P : B.phis())
-    for (ssa::Value Op : B.phiOperands(P)) {
-      ssa::Value O = B.resolve(Op);
-      if (RealUndef(O)) {
-        if (Missing.insert(P.Id).second)
-          Work.push_back(P);
-      } else if (B.isPhi(O)) {
-        Users[O.Id].push_back(P);
-      }
-    }
-  while (!Work.empty())
-    for (ssa::Value U : Users.lookup(Work.pop_back_val().Id))
-      if (Missing.insert(U.Id).second)
-        Work.push_back(U);
-  // The first read in the text that may see no value.
-  const Read *Worst = nullptr;
-  for (const Read &R : Reads) {
-    if (Worst && Worst->At->Range.Begin <= R.At->Range.Begin)
-      continue;
-    ssa::Value V = B.resolve(R.V);
-    if (RealUndef(V) || (B.isPhi(V) && Missing.contains(V.Id)))
-      Worst = &R;
-  }
-  // For its note, the first operand without a value that a search of the
-  // phis it depends on meets.
-  std::optional<std::pair<ssa::Value, unsigned>> Edge; // (phi, operand)
-  if (Worst && !RealUndef(B.resolve(Worst->V))) {
-    ssa::Value V = B.resolve(Worst->V);
-    Work.assign({V});
-    DenseSet<uint32_t> Seen{V.Id};
-    while (!Work.empty() && !Edge) {
-      ssa::Value P = Work.pop_back_val();
-      ArrayRef<ssa::Value> Ops = B.phiOperands(P);
-      for (unsigned K = 0; K < Ops.size() && !Edge; ++K) {
-        ssa::Value O = B.resolve(Ops[K]);
-        if (RealUndef(O))
-          Edge = std::make_pair(P, K);
-        else if (B.isPhi(O) && Seen.insert(O.Id).second)
-          Work.push_back(O);
-      }
-    }
-  }
-  if (!Worst)
-    return Error::success();
-  auto E = std::make_unique<DiagnosticError>(SM.GetMessage(
-      locAt(SM, BufferID, Worst->At->Range.Begin), SourceMgr::DK_Error,
-      "'%" + Worst->Var + "' is read here but is not assigned on every path "
-      "to this point"));
-  const Node *NoteAt = nullptr;
-  std::string Note;
-  if (Edge) {
-    // Point at the branch that takes control along the edge without a value.
-    ssa::Block Pred = B.predecessors(B.blockOf(Edge->first))[Edge->second];
-    const FlatBlock &PB = F.Blocks[Pred.Id];
-    NoteAt = !PB.Items.empty() && PB.Items.back().N ? PB.Items.back().N
-                                                    : PB.Origin;
-    Note = "'%" + Worst->Var.str() + "' has no value when control comes "
-           "through here";
-  } else {
-    NoteAt = F.Blocks[F.Order.front()].Origin;
-    Note = "'%" + Worst->Var.str() + "' has no value on the path from the "
-           "function's entry, here";
-  }
-  if (NoteAt)
-    E->addNote(SM.GetMessage(locAt(SM, BufferID, NoteAt->Range.Begin),
-                             SourceMgr::DK_Note, Note));
-  return Error(std::move(E));
 }
 
 void Restorer::printSource(const FlatItem &I, const ItemValues &IV) {
@@ -691,12 +618,20 @@ Error Restorer::run(const Node *Define, const Node *Body) {
   for (const FlatBlock &FB : F.Blocks)
     for (unsigned S : FB.Succs)
       ++Preds[S];
+  // Edges out of unreachable code carry no value into a phi, and no phi is
+  // placed in it, so only the paths from the entry decide (ssa/README.md).
+  std::vector<uint8_t> Reachable = reachableBlocks(F);
+  for (unsigned I = 0; I < F.Blocks.size(); ++I)
+    if (!Reachable[I])
+      B.markUnreachable(Blocks[I]);
   for (unsigned I = 0; I < F.Blocks.size(); ++I)
     if (!Preds[I])
       B.sealBlock(Blocks[I]);
   // Parameters are defined on entry.
   unsigned Entry = F.Order.front();
   EndLoads.resize(F.Blocks.size());
+  Accesses.resize(F.Blocks.size());
+  EndAccesses.resize(F.Blocks.size());
   CurIV = &EntryIV;
   for (const Node *C = Define->First; C; C = C->Next)
     if (C->is(NodeKind::Param) && C->Last && C->Last->is(NodeKind::LocalDef)) {
@@ -724,15 +659,20 @@ Error Restorer::run(const Node *Define, const Node *Body) {
   for (const PendingPhiRead &P : PhiReads) {
     VarInfo *VI = varOf(P.Token);
     ssa::Value V = B.useVar(VI->Id, Blocks[P.Pred]);
-    Reads.push_back({P.Token, V, nameOf(P.Token)});
     for (Subst &S : Values[P.Block][P.Item].Substs)
       if (S.Token == P.Token)
         S.V = V;
   }
   B.sealAllBlocks();
   B.finish();
-  if (Error E = checkReads())
-    return E;
+  if (!Opts.AllowUndef) {
+    for (unsigned I = 0; I < F.Blocks.size(); ++I)
+      Accesses[I].insert(Accesses[I].end(), EndAccesses[I].begin(),
+                         EndAccesses[I].end());
+    if (Error E = checkAssigned(Tree, F, Accesses, Reachable,
+                                unsigned(VarNames.size()), SM, BufferID))
+      return E;
+  }
   if (Opts.Mem2Reg)
     for (const std::string &Name : VarNames)
       if (Vars.find(Name)->second.Type.empty())

@@ -10,9 +10,14 @@
 // of %x use v itself. An author's phi reads its operands at the end of the
 // predecessor it names.
 //
-// Errors: a read of a variable not defined on every path to it (unless
-// AllowUndef, which makes it poison), with a note at a path that lacks it; a
-// variable assigned values of two types, with a note at the first.
+// Blocks no path from the entry reaches are marked so for the builder: edges
+// out of them carry no value, and no phi is placed in them. Constants written
+// alike are one value, so a phi of `5` and `5` is trivial.
+//
+// Errors: a read of a variable not assigned on every path to it (unless
+// AllowUndef, which makes it poison), decided by checkAssigned in both SSA
+// modes, with a note at a path that lacks it; a variable assigned values of
+// two types, with a note at the first.
 //
 //===----------------------------------------------------------------------===//
 

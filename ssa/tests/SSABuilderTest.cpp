@@ -808,6 +808,51 @@ TEST_CASE("unreachable_code_reads_undef") {
   checkInvariants(P.B, P.Uses);
 }
 
+// entry: i = 0; x = a; y undefined
+// cond:  (entry, inc)  use i; use x; use y; goto body or end
+// body:  (cond)        goto end                 -- `break`: inc is unreachable
+// inc:   ()            use i; i = i + 1; y = b; goto cond
+// end:   (cond, body)  use x
+// With inc marked unreachable, its edge carries no value: no phi in cond,
+// i and x are their entry values, and y stays undefined from the entry.
+TEST_CASE("edge_from_unreachable_latch_carries_no_value") {
+  Program P;
+  Block Entry = P.block();
+  P.B.sealBlock(Entry);
+  Value I0 = P.def(X, Entry), A = P.def(Y, Entry);
+  Block Cond = P.block({Entry});
+  Block Body = P.block({Cond});
+  Block Inc = P.block();
+  P.B.markUnreachable(Inc);
+  P.B.sealBlock(Inc);
+  Value IInCond = P.use(X, Cond), XInCond = P.use(Y, Cond);
+  Value ZInCond = P.use(Z, Cond);
+  P.B.sealBlock(Body);
+  Value IInInc = P.use(X, Inc);
+  CHECK(P.B.isNoValue(IInInc));
+  P.def(X, Inc);
+  P.def(Z, Inc);
+  CHECK(P.B.isNoValue(P.B.resolve(IInInc)));
+  P.B.addPredecessor(Cond, Inc);
+  P.B.sealBlock(Cond);
+  Block End = P.block({Cond, Body});
+  P.B.sealBlock(End);
+  Value XInEnd = P.use(Y, End);
+  CHECK(P.B.tryUseVar(Y, End).has_value());
+  CHECK_FALSE(P.B.tryUseVar(Z, End).has_value());
+  P.B.finish();
+
+  CHECK(P.B.phis().empty());
+  CHECK(P.B.resolve(IInCond) == I0);
+  CHECK(P.B.resolve(XInCond) == A);
+  CHECK(P.B.resolve(XInEnd) == A);
+  Value Z0 = P.B.resolve(ZInCond);
+  CHECK(P.B.isUndef(Z0));
+  CHECK_FALSE(P.B.isNoValue(Z0));
+  CHECK(P.B.blockOf(Z0) == Entry);
+  checkInvariants(P.B, P.Uses);
+}
+
 // entry: x = a; switch (k) { case 0: case 1: goto merge; default: goto other }
 // other: (entry)               x = b; goto merge
 // merge: (entry, entry, other) use x

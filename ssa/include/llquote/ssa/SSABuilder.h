@@ -84,6 +84,15 @@ public:
   void sealBlock(Block B);
   /// Seals every block that is not sealed yet, in declaration order.
   void sealAllBlocks();
+  /// Declares that no path from the function's entry reaches B, before any
+  /// read passes through it. An edge out of B is never taken, so it carries
+  /// no value (isNoValue): a phi ignores such operands when it is judged
+  /// trivial, and a read in B sees only the definitions made in B itself, so
+  /// no phi is ever placed in unreachable code. Without this, a sealed block
+  /// with no predecessors is a root like the entry, where a variable is
+  /// undefined rather than of no concern.
+  void markUnreachable(Block B);
+  bool isUnreachable(Block B) const;
   unsigned numBlocks() const;
   llvm::ArrayRef<Block> predecessors(Block B) const;
   bool isSealed(Block B) const;
@@ -129,6 +138,12 @@ public:
   /// tell where the variable was found undefined, for a diagnostic such as
   /// "variable may be used undefined on the path through block B".
   bool isUndef(Value V) const;
+  /// Whether V is the undef of unreachable code: what an edge out of a block
+  /// marked unreachable carries, a read in such a block finds before any
+  /// definition there, or a phi of nothing but itself stands for. No path
+  /// from the entry ever sees it, so it is no error and any value will do.
+  /// Every such V is also isUndef().
+  bool isNoValue(Value V) const;
   /// Whether V is a phi that was found redundant and replaced.
   bool isRemoved(Value V) const;
   /// Whether V is a phi of a block not sealed yet, waiting for its operands.
