@@ -141,6 +141,18 @@ std::string KernelGen::call(const Fn &F, const std::vector<std::string> &Args,
   return R;
 }
 
+std::string KernelGen::call(const Node &Owner, unsigned FnIx,
+                            std::vector<std::string> Args, std::string &Code) {
+  for (unsigned K : Owner.FnArrays[FnIx]) {
+    const Node &A = *Owner.Kids[K];
+    for (unsigned F = 0; F < A.Type.numFields(); ++F)
+      Args.push_back("ptr " + buffer(A, F));
+    for (unsigned D = 0; D < A.Sh.rank(); ++D)
+      Args.push_back("i64 " + extent(A, D));
+  }
+  return call(Owner.Fns[FnIx], Args, Code);
+}
+
 std::string KernelGen::load(const ElemType &T,
                             const std::vector<std::string> &Bufs,
                             const std::string &L, std::string &Code) {
@@ -248,8 +260,8 @@ static bool linearFriendly(const Node &N) {
   case Op::ZipWith:
     if (N.Code[0] == 0)
       return false;
-    for (const NodeRef &K : N.Kids)
-      if (!linearFriendly(*K))
+    for (unsigned K = 0; K < N.NumInputs; ++K)
+      if (!linearFriendly(*N.Kids[K]))
         return false;
     return true;
   default:
@@ -295,9 +307,10 @@ std::string KernelGen::elemLinear(const Node &N, const std::string &L,
   case Op::Map:
   case Op::ZipWith: {
     std::vector<std::string> Args;
-    for (const NodeRef &K : N.Kids)
-      Args.push_back(irType(K->Type) + " " + elemLinear(*K, L, Code));
-    return call(N.Fns[0], Args, Code);
+    for (unsigned K = 0; K < N.NumInputs; ++K)
+      Args.push_back(irType(N.Kids[K]->Type) + " " +
+                     elemLinear(*N.Kids[K], L, Code));
+    return call(N, 0, Args, Code);
   }
   default:
     llvm_unreachable("not a linear-friendly producer");
@@ -319,21 +332,22 @@ std::string KernelGen::elemMulti(const Node &N,
     std::vector<std::string> Args;
     for (const std::string &I : Ix)
       Args.push_back("i64 " + I);
-    return call(N.Fns[0], Args, Code);
+    return call(N, 0, Args, Code);
   }
   case Op::Map:
   case Op::ZipWith: {
     std::vector<std::string> Args;
-    for (const NodeRef &K : N.Kids)
-      Args.push_back(irType(K->Type) + " " + elemMulti(*K, Ix, Code));
-    return call(N.Fns[0], Args, Code);
+    for (unsigned K = 0; K < N.NumInputs; ++K)
+      Args.push_back(irType(N.Kids[K]->Type) + " " +
+                     elemMulti(*N.Kids[K], Ix, Code));
+    return call(N, 0, Args, Code);
   }
   case Op::Transform:
   case Op::Backpermute: {
     std::vector<std::string> Args;
     for (const std::string &I : Ix)
       Args.push_back("i64 " + I);
-    std::string P = call(N.Fns[0], Args, Code);
+    std::string P = call(N, 0, Args, Code);
     const Node &Src = *N.Kids[0];
     std::vector<std::string> SrcIx;
     if (Src.Sh.rank() == 1) {
@@ -349,7 +363,7 @@ std::string KernelGen::elemMulti(const Node &N,
     std::string X = elemMulti(Src, SrcIx, Code);
     if (N.K == Op::Backpermute)
       return X;
-    return call(N.Fns[1], {irType(Src.Type) + " " + X}, Code);
+    return call(N, 1, {irType(Src.Type) + " " + X}, Code);
   }
   case Op::Reverse: {
     std::string A = fresh("n"), B = fresh("rv");

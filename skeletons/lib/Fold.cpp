@@ -283,7 +283,10 @@ Acc makeFold(const char *Name, const Fn &F, const Scalar *Seed, const Acc &A) {
     N->Error = fmt::format("{}: needs an array of rank 1 or more", Name);
     return Acc(N);
   }
-  N->Error = checkFn(F, Name, twoOf(A.type()), irType(A.type()));
+  N->Error = F.arrays().empty()
+                 ? checkFn(F, Name, twoOf(A.type()), irType(A.type()))
+                 : fmt::format("{}: error: {}'s function cannot read arrays",
+                               F.where(), Name);
   if (Seed) {
     N->Consts = {*Seed};
     if (N->Error.empty() && Seed->type() != A.type())
@@ -323,7 +326,10 @@ Acc makeFoldSeg(const char *Name, const Fn &F, const Scalar *Seed,
                            Name, Segs.type().str(), Segs.shape().str());
     return Acc(N);
   }
-  N->Error = checkFn(F, Name, twoOf(A.type()), irType(A.type()));
+  N->Error = F.arrays().empty()
+                 ? checkFn(F, Name, twoOf(A.type()), irType(A.type()))
+                 : fmt::format("{}: error: {}'s function cannot read arrays",
+                               F.where(), Name);
   if (Seed) {
     N->Consts = {*Seed};
     if (N->Error.empty() && Seed->type() != A.type())

@@ -95,10 +95,13 @@ std::string llq::detail::checkFn(const Fn &F, const char *Operation,
   auto List = [](const std::vector<std::string> &L) {
     return "(" + fmt::format("{}", fmt::join(L, ", ")) + ")";
   };
-  if (F.paramTypes() != Params)
+  std::vector<std::string> Want = Params;
+  for (const std::string &P : F.arrayParamTypes())
+    Want.push_back(P);
+  if (F.paramTypes() != Want)
     return fmt::format("{}: error: {} needs a function of {}, but this one "
                        "takes {}",
-                       F.where(), Operation, List(Params),
+                       F.where(), Operation, List(Want),
                        List(F.paramTypes()));
   if (!Result.empty() && F.resultType() != Result)
     return fmt::format("{}: error: {} needs a function that returns {}, but "
@@ -123,7 +126,55 @@ std::shared_ptr<Node> llq::detail::makeNode(Op K, const char *Name,
       N->Error = Kid->Error;
   }
   N->Kids = std::move(Kids);
+  N->NumInputs = unsigned(N->Kids.size());
   return N;
+}
+
+void llq::detail::useFns(Node &N, std::vector<Fn> Fns) {
+  N.Fns = std::move(Fns);
+  N.FnArrays.assign(N.Fns.size(), {});
+  for (size_t I = 0; I < N.Fns.size(); ++I)
+    for (const Acc &A : N.Fns[I].arrays()) {
+      if (!A.node()) {
+        if (N.Error.empty())
+          N.Error = fmt::format("{}: an empty Acc given to Fn::with", N.Name);
+        continue;
+      }
+      if (N.Error.empty() && !A.node()->Error.empty())
+        N.Error = A.node()->Error;
+      if (N.Kids.size() >= 32) {
+        if (N.Error.empty())
+          N.Error = fmt::format("{}: functions read too many arrays", N.Name);
+        continue;
+      }
+      N.FnArrays[I].push_back(unsigned(N.Kids.size()));
+      N.ManifestKids |= 1u << N.Kids.size();
+      N.Kids.push_back(A.node());
+    }
+}
+
+const std::vector<Acc> &Fn::arrays() const {
+  static const std::vector<Acc> None;
+  return Arrays ? *Arrays : None;
+}
+
+Fn Fn::with(std::vector<Acc> A) const {
+  Fn F = *this;
+  F.Arrays = std::make_shared<const std::vector<Acc>>(std::move(A));
+  return F;
+}
+
+std::vector<std::string> Fn::arrayParamTypes() const {
+  std::vector<std::string> Ps;
+  for (const Acc &A : arrays()) {
+    if (!A.node())
+      continue;
+    for (size_t F = 0; F < A.type().numFields(); ++F)
+      Ps.push_back("ptr");
+    for (unsigned D = 0; D < A.shape().rank(); ++D)
+      Ps.push_back("i64");
+  }
+  return Ps;
 }
 
 namespace {
@@ -178,7 +229,7 @@ Acc llq::use(std::shared_ptr<rt::Array> A) {
 
 Acc llq::generate(const Extents &Sh, const Fn &F) {
   auto N = makeNode(Op::Generate, "generate");
-  N->Fns = {F};
+  useFns(*N, {F});
   setShape(*N, Sh);
   fail(*N, checkFn(F, "generate", indexParams(unsigned(Sh.size()))));
   if (N->Error.empty()) {
@@ -193,7 +244,7 @@ Acc llq::generate(const Extents &Sh, const Fn &F) {
 
 Acc llq::map(const Fn &F, const Acc &A) {
   auto N = makeNode(Op::Map, "map", {A.node()});
-  N->Fns = {F};
+  useFns(*N, {F});
   if (!N->Error.empty())
     return Acc(N);
   N->Sh = A.shape();
@@ -213,7 +264,7 @@ static Acc zipWithN(const Fn &F, std::vector<Acc> In) {
   for (const Acc &A : In)
     Kids.push_back(A.node());
   auto N = makeNode(Op::ZipWith, "zipWith", Kids);
-  N->Fns = {F};
+  useFns(*N, {F});
   if (!N->Error.empty())
     return Acc(N);
   unsigned Rank = In[0].shape().rank();
@@ -257,7 +308,7 @@ Acc llq::zipWith(const Fn &F, const Acc &A, const Acc &B, const Acc &C,
 
 Acc llq::backpermute(const Extents &Sh, const Fn &Proj, const Acc &A) {
   auto N = makeNode(Op::Backpermute, "backpermute", {A.node()});
-  N->Fns = {Proj};
+  useFns(*N, {Proj});
   setShape(*N, Sh);
   if (!N->Error.empty())
     return Acc(N);
@@ -272,7 +323,7 @@ Acc llq::backpermute(const Extents &Sh, const Fn &Proj, const Acc &A) {
 Acc llq::transform(const Extents &Sh, const Fn &Proj, const Fn &F,
                    const Acc &A) {
   auto N = makeNode(Op::Transform, "transform", {A.node()});
-  N->Fns = {Proj, F};
+  useFns(*N, {Proj, F});
   setShape(*N, Sh);
   if (!N->Error.empty())
     return Acc(N);
@@ -480,6 +531,7 @@ void llq::detail::structuralKey(const Node &N, std::vector<uint64_t> &Key) {
     Key.push_back(uint64_t(C));
   for (const Fn &F : N.Fns)
     Key.push_back(F.impl().Hash);
+  Key.push_back(N.NumInputs);
   for (const Scalar &C : N.Consts)
     Key.push_back(C.allBits().size());
   for (const NodeRef &Kid : N.Kids)

@@ -65,7 +65,12 @@ struct Node {
   ElemType Type = ElemType::scalar(ScalarKind::I32);
   Shape Sh;
   std::vector<NodeRef> Kids;
+  /// Kids[0, NumInputs) are the operation's arrays; the rest are arrays
+  /// its functions read (Fn::with), always computed before the kernel.
+  unsigned NumInputs = 0;
   std::vector<Fn> Fns;
+  /// For each of Fns, the kids that hold the arrays it reads.
+  std::vector<std::vector<unsigned>> FnArrays;
   std::vector<Scalar> Consts;
   /// Structural parameters: part of the key.
   std::vector<int64_t> Code;
@@ -96,7 +101,10 @@ std::string irType(const ElemType &T);
 std::string irType(ScalarKind K);
 std::string memType(ScalarKind K);
 
-/// Checks that F takes Params and returns Result (empty: any); the error
+/// Sets N's functions, adding the arrays they read as kids.
+void useFns(Node &N, std::vector<Fn> Fns);
+
+/// Checks that F takes Params (and what its arrays add) and returns Result (empty: any); the error
 /// is at F's place and names Operation.
 std::string checkFn(const Fn &F, const char *Operation,
                     const std::vector<std::string> &Params,

@@ -72,7 +72,7 @@ public:
     std::vector<std::string> Args;
     for (const std::string &I : Ix)
       Args.push_back("i64 " + I);
-    std::string P = G.call(Proj, Args, Target);
+    std::string P = G.call(N, 1, Args, Target);
     unsigned Rank = Def.Sh.rank();
     std::vector<std::string> Tx;
     if (Rank == 1)
@@ -169,7 +169,7 @@ const Permute PermuteSkel;
 Acc llq::permute(const Fn &Combine, const Acc &Defaults, const Fn &Proj,
                  const Acc &Src) {
   auto N = makeConsumer(PermuteSkel, "permute", {Defaults.node(), Src.node()});
-  N->Fns = {Combine, Proj};
+  useFns(*N, {Combine, Proj});
   if (!N->Error.empty())
     return Acc(N);
   N->Type = Defaults.type();
@@ -186,7 +186,11 @@ Acc llq::permute(const Fn &Combine, const Acc &Defaults, const Fn &Proj,
     N->Error = "permute: the defaults array has rank 0";
     return Acc(N);
   }
-  N->Error = checkFn(Combine, "permute", {T, T}, T);
+  N->Error = Combine.arrays().empty()
+                 ? checkFn(Combine, "permute", {T, T}, T)
+                 : fmt::format("{}: error: permute's combining function "
+                               "cannot read arrays",
+                               Combine.where());
   if (N->Error.empty()) {
     std::string Ret = "i64";
     unsigned R = Defaults.shape().rank();

@@ -75,6 +75,8 @@ std::shared_ptr<Node> copyNode(const Node &N) {
   C->Type = N.Type;
   C->Sh = N.Sh;
   C->Fns = N.Fns;
+  C->FnArrays = N.FnArrays;
+  C->NumInputs = N.NumInputs;
   C->Consts = N.Consts;
   C->Code = N.Code;
   C->Vals = N.Vals;
@@ -173,8 +175,15 @@ llvm::Expected<NodeRef> RuntimeImpl::prepare(const NodeRef &P, Memo &M) {
     return NodeRef(useOf(*A));
   }
   auto C = copyNode(*P);
-  for (const NodeRef &Kid : P->Kids) {
-    auto K = prepare(Kid, M);
+  for (size_t I = 0; I < P->Kids.size(); ++I) {
+    if (P->ManifestKids & (1u << I)) {
+      auto A = run(P->Kids[I], M);
+      if (!A)
+        return A.takeError();
+      C->Kids.push_back(useOf(*A));
+      continue;
+    }
+    auto K = prepare(P->Kids[I], M);
     if (!K)
       return K.takeError();
     C->Kids.push_back(*K);

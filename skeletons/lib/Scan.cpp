@@ -273,8 +273,11 @@ std::shared_ptr<Node> makeScan(const char *Name, bool Left, int Variant,
                            Name, A.shape().str());
     return N;
   }
-  N->Error = checkFn(F, Name, {irType(A.type()), irType(A.type())},
-                     irType(A.type()));
+  N->Error = F.arrays().empty()
+                 ? checkFn(F, Name, {irType(A.type()), irType(A.type())},
+                           irType(A.type()))
+                 : fmt::format("{}: error: {}'s function cannot read arrays",
+                               F.where(), Name);
   if (Seed) {
     N->Consts = {*Seed};
     if (N->Error.empty() && Seed->type() != A.type())

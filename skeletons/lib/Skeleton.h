@@ -96,6 +96,9 @@ public:
   /// `call` of F on typed arguments ("float %x"); returns the result.
   std::string call(const Fn &F, const std::vector<std::string> &Args,
                    std::string &Code);
+  /// The same for Owner's function FnIx, adding the arrays it reads.
+  std::string call(const Node &Owner, unsigned FnIx,
+                   std::vector<std::string> Args, std::string &Code);
   /// Loads / stores an element of type T, one buffer per field.
   std::string load(const ElemType &T, const std::vector<std::string> &Bufs,
                    const std::string &L, std::string &Code);

@@ -207,9 +207,9 @@ public:
     std::string Code[2];
     for (int Interior = 0; Interior < 2; ++Interior) {
       std::vector<std::string> Args;
-      for (unsigned W = 0; W < N.Kids.size(); ++W)
+      for (unsigned W = 0; W < N.NumInputs; ++W)
         neighbours(G, N, W, Interior, Ix, Code[Interior], Args);
-      std::string Y = G.call(N.Fns[0], Args, Code[Interior]);
+      std::string Y = G.call(N, 0, Args, Code[Interior]);
       G.store(N.Type, G.outBuffers(0, N.Type), Y, "%lin", Code[Interior]);
     }
     return G.instantiate(StencilSkeleton,
@@ -248,7 +248,7 @@ Acc makeStencil(const char *Name, const Fn &F,
   for (auto &[B, A] : In)
     Kids.push_back(A.node());
   auto N = makeConsumer(StencilSkel, Name, Kids);
-  N->Fns = {F};
+  useFns(*N, {F});
   if (!N->Error.empty())
     return Acc(N);
   unsigned Rank = In[0].second.shape().rank();
@@ -278,7 +278,8 @@ Acc makeStencil(const char *Name, const Fn &F,
     N->Error = checkFn(F, Name, {});
     return Acc(N);
   }
-  int64_t K = stencilSize(F.paramTypes().size(), Rank, In.size());
+  int64_t K = stencilSize(F.paramTypes().size() - F.arrayParamTypes().size(),
+                          Rank, In.size());
   if (K == 0) {
     N->Error = fmt::format("{}: error: {} of rank {} needs a function of 3, 5 "
                            "or 7 neighbours per dimension, but this one "
@@ -286,7 +287,8 @@ Acc makeStencil(const char *Name, const Fn &F,
                            F.where(), Name, Rank, F.paramTypes().size());
     return Acc(N);
   }
-  size_t Per = F.paramTypes().size() / In.size();
+  size_t Per = (F.paramTypes().size() - F.arrayParamTypes().size()) /
+               In.size();
   for (auto &[B, A] : In)
     for (size_t I = 0; I < Per; ++I)
       Params.push_back(irType(A.type()));

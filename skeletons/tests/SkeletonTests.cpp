@@ -401,3 +401,29 @@ TEST_CASE("stencil: the interior loop vectorizes (-mcpu=haswell)") {
   CHECK(IR->find("load <8 x float>") != std::string::npos);
   CHECK(IR->find("store <8 x float>") != std::string::npos);
 }
+
+TEST_CASE("functions read arrays: a histogram is permute over keys read by the projection") {
+  const int64_t N = 50021, Bins = 33;
+  std::vector<int32_t> Keys(static_cast<size_t>(N));
+  for (int64_t I = 0; I < N; ++I)
+    Keys[size_t(I)] = int32_t((I * 2654435761u) % Bins);
+  auto K = fromVector(Keys);
+  auto Add = LLQ_FN("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b");
+  auto ByKey = LLQ_FN("i64 (i64 %i, ptr %keys, i64 %n)",
+                      "%p = getelementptr i32, ptr %keys, i64 %i\n"
+                      " %k = load i32, ptr %p\n %r = sext i32 %k to i64");
+  std::vector<int32_t> Want(static_cast<size_t>(Bins), 0);
+  for (int32_t Key : Keys)
+    ++Want[size_t(Key)];
+  for (Runtime *R : {&cpu(), &seq()}) {
+    auto H = R->run(permute(Add, fill({Bins}, int32_t(0)), ByKey.with({K}),
+                            fill({N}, int32_t(1))));
+    CHECK(H.toVector<int32_t>() == Want);
+  }
+  // The signature must list what the arrays add.
+  auto Short = LLQ_FN("i64 (i64 %i)", "%r = i64 %i");
+  CHECK_THROWS_WITH_AS(cpu().run(permute(Add, fill({Bins}, int32_t(0)), Short.with({K}),
+                                         fill({N}, int32_t(1)))),
+                       doctest::Contains("permute needs a function of (i64, ptr, i64)"),
+                       ArrayError);
+}

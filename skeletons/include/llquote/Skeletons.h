@@ -85,10 +85,20 @@ public:
   /// Process-unique; functions with equal ids compile to the same code.
   uint64_t id() const;
 
+  /// The same function, reading Arrays: after its own parameters it takes,
+  /// for each array, one `ptr` per field and one `i64` extent per
+  /// dimension, and may load from them. The arrays are computed before the
+  /// kernel that calls the function.
+  Fn with(std::vector<class Acc> Arrays) const;
+  const std::vector<class Acc> &arrays() const;
+  /// The parameters the arrays add, as LLVM spells them.
+  std::vector<std::string> arrayParamTypes() const;
+
   const detail::FnImpl &impl() const { return *P; }
 
 private:
   std::shared_ptr<const detail::FnImpl> P;
+  std::shared_ptr<const std::vector<class Acc>> Arrays;
 };
 
 /// An Fn read once per place in the program, however often the line runs.
