@@ -233,30 +233,10 @@ public:
     const Node &N = L.root(), &A = *N.Kids[0], &S = *N.Kids[1];
     int64_t NSeg = S.Sh.size();
     int64_t Inner = A.Sh.extent(A.Sh.rank() - 1);
-    auto *Offs = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
-    auto *Lens = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
-    int64_t Sum = 0;
-    for (int64_t I = 0; I < NSeg; ++I) {
-      int64_t Len = S.Type.field(0) == ScalarKind::I64
-                        ? static_cast<const int64_t *>(S.Data->data(0))[I]
-                        : static_cast<const int32_t *>(S.Data->data(0))[I];
-      if (Len < 0)
-        return failure(fmt::format("{}: segment {} has length {}", N.Name, I,
-                                   Len));
-      if (Len == 0 && N.Consts.empty())
-        return failure(fmt::format("{}: segment {} is empty, and {} has no "
-                                   "seed",
-                                   N.Name, I, N.Name));
-      Offs[I] = Sum;
-      Lens[I] = Len;
-      if (__builtin_add_overflow(Sum, Len, &Sum))
-        return failure(fmt::format("{}: the segment lengths overflow",
-                                   N.Name));
-    }
-    if (Sum != Inner)
-      return failure(fmt::format("{}: the segments add up to {}, but the "
-                                 "innermost dimension has {} elements",
-                                 N.Name, Sum, Inner));
+    int64_t *Offs, *Lens;
+    if (llvm::Error E =
+            segmentsOf(L, S, Inner, !N.Consts.empty(), Offs, Lens))
+      return E;
     if (llvm::Error E = L.output(N.Type, N.Sh))
       return E;
     L.Host = {uint64_t(NSeg), reinterpret_cast<uintptr_t>(Offs),
@@ -350,6 +330,37 @@ Acc makeFoldSeg(const char *Name, const Fn &F, const Scalar *Seed,
 }
 
 } // namespace
+
+llvm::Error llq::detail::segmentsOf(Launch &L, const Node &S, int64_t Inner,
+                                    bool AllowEmpty, int64_t *&Offs,
+                                    int64_t *&Lens) {
+  const Node &N = L.root();
+  int64_t NSeg = S.Sh.size();
+  Offs = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
+  Lens = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
+  int64_t Sum = 0;
+  for (int64_t I = 0; I < NSeg; ++I) {
+    int64_t Len = S.Type.field(0) == ScalarKind::I64
+                      ? static_cast<const int64_t *>(S.Data->data(0))[I]
+                      : static_cast<const int32_t *>(S.Data->data(0))[I];
+    if (Len < 0)
+      return failure(fmt::format("{}: segment {} has length {}", N.Name, I,
+                                 Len));
+    if (Len == 0 && !AllowEmpty)
+      return failure(fmt::format("{}: segment {} is empty, and {} has no "
+                                 "seed",
+                                 N.Name, I, N.Name));
+    Offs[I] = Sum;
+    Lens[I] = Len;
+    if (__builtin_add_overflow(Sum, Len, &Sum))
+      return failure(fmt::format("{}: the segment lengths overflow", N.Name));
+  }
+  if (Sum != Inner)
+    return failure(fmt::format("{}: the segments add up to {}, but the "
+                               "innermost dimension has {} elements",
+                               N.Name, Sum, Inner));
+  return llvm::Error::success();
+}
 
 Acc llq::fold(const Fn &F, const Scalar &Seed, const Acc &A) {
   return makeFold("fold", F, &Seed, A);

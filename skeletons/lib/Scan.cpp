@@ -146,6 +146,85 @@ entry:
 $defs:entries
 )");
 
+// scanlSeg / scanrSeg: one segment per index. A segment of length l
+// starting at o is written at o + s .. o + s + l (its seed included).
+const Template ScanSegSkeleton = LLQ_SKELETON(R"(
+$defs:fns
+
+define internal void @body.seg(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  for i64 %s in %lo to %hi {
+    %op = getelementptr i64, ptr %offs, i64 %s
+    %first = load i64, ptr %op
+    %lp = getelementptr i64, ptr %lens, i64 %s
+    %len = load i64, ptr %lp
+    %last = add i64 %first, %len
+    %base = add i64 %first, %s
+    $instrs:body
+  }
+  ret void
+}
+
+$defs:entries
+)");
+
+class ScanSeg final : public Skeleton {
+public:
+  explicit ScanSeg(bool Left) : Left(Left) {}
+  const char *name() const override { return Left ? "scanlSeg" : "scanrSeg"; }
+
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
+    const Node &N = G.root(), &A = *N.Kids[0];
+    std::string T = irType(N.Type), F = G.fn(N.Fns[0]);
+    std::string Setup = fmt::format("  %offs = ptr {}\n  %lens = ptr {}\n",
+                                    G.hostPtr(0), G.hostPtr(1));
+    std::string Body, Elem;
+    Elem += fmt::format("  %x = {} {}\n", T, G.elemMulti(A, {"%j"}, Elem));
+    std::vector<std::string> Out = G.outBuffers(0, N.Type);
+    std::string Seed = G.constant(N, 0, Body);
+    Body += fmt::format("  %acc = {} {}\n", T, Seed);
+    std::string Step;
+    if (Left) {
+      G.store(N.Type, Out, "%acc", "%base", Body);
+      Step = Elem +
+             fmt::format("  %acc = call {0} {1}({0} %acc, {0} %x)\n", T, F) +
+             "  %d = sub i64 %j, %first\n  %o1 = add i64 %base, %d\n"
+             "  %o = add i64 %o1, 1\n";
+      G.store(N.Type, Out, "%acc", "%o", Step);
+      Body += "  for i64 %j in %first to %last {\n" + Step + "  }\n";
+    } else {
+      Body += "  %top = add i64 %base, %len\n";
+      G.store(N.Type, Out, "%acc", "%top", Body);
+      Step = Elem +
+             fmt::format("  %acc = call {0} {1}({0} %x, {0} %acc)\n", T, F) +
+             "  %d = sub i64 %j, %first\n  %o = add i64 %base, %d\n";
+      G.store(N.Type, Out, "%acc", "%o", Step);
+      Body += "  %jt = sub i64 %last, 1\n  %jb = sub i64 %first, 1\n"
+              "  for i64 %j in %jt downto %jb {\n" +
+              Step + "  }\n";
+    }
+    return G.instantiate(ScanSegSkeleton, {{"setup", Setup}, {"body", Body}},
+                         {"seg"}, Ctx);
+  }
+
+  llvm::Error launch(Launch &L) const override {
+    const Node &N = L.root(), &A = *N.Kids[0], &S = *N.Kids[1];
+    int64_t *Offs, *Lens;
+    if (llvm::Error E = segmentsOf(L, S, A.Sh.size(), true, Offs, Lens))
+      return E;
+    if (llvm::Error E = L.output(N.Type, N.Sh))
+      return E;
+    L.Host = {reinterpret_cast<uintptr_t>(Offs),
+              reinterpret_cast<uintptr_t>(Lens)};
+    return L.run(0, 0, S.Sh.size(), 16);
+  }
+
+private:
+  bool Left;
+};
+
 class Scan final : public Skeleton {
 public:
   explicit Scan(bool Left) : Left(Left) {}
@@ -257,6 +336,45 @@ private:
 };
 
 const Scan LeftSkel(true), RightSkel(false);
+const ScanSeg LeftSegSkel(true), RightSegSkel(false);
+
+Acc makeScanSeg(const char *Name, bool Left, const Fn &F, const Scalar &Seed,
+                const Acc &A, const Acc &Segs) {
+  auto N = makeConsumer(Left ? static_cast<const Skeleton &>(LeftSegSkel)
+                             : static_cast<const Skeleton &>(RightSegSkel),
+                        Name, {A.node(), Segs.node()});
+  N->ManifestKids = 2;
+  N->Fns = {F};
+  N->Consts = {Seed};
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Type = A.type();
+  if (A.shape().rank() != 1) {
+    N->Error = fmt::format("{}: needs a vector, not an array of shape {}",
+                           Name, A.shape().str());
+    return Acc(N);
+  }
+  if (Segs.shape().rank() != 1 ||
+      (Segs.type() != ElemType::scalar(ScalarKind::I32) &&
+       Segs.type() != ElemType::scalar(ScalarKind::I64))) {
+    N->Error = fmt::format("{}: the segments must be a vector of i32 or i64, "
+                           "not {} of shape {}",
+                           Name, Segs.type().str(), Segs.shape().str());
+    return Acc(N);
+  }
+  N->Error = F.arrays().empty()
+                 ? checkFn(F, Name, {irType(A.type()), irType(A.type())},
+                           irType(A.type()))
+                 : fmt::format("{}: error: {}'s function cannot read arrays",
+                               F.where(), Name);
+  if (N->Error.empty() && Seed.type() != A.type())
+    N->Error = fmt::format("{}: the seed is {}, the array holds {}", Name,
+                           Seed.type().str(), A.type().str());
+  N->Sh = *Shape::make({A.shape().size() + Segs.shape().size()});
+  N->OutTypes = {N->Type};
+  N->OutShapes = {N->Sh};
+  return Acc(N);
+}
 
 std::shared_ptr<Node> makeScan(const char *Name, bool Left, int Variant,
                                const Fn &F, const Scalar *Seed, const Acc &A) {
@@ -326,4 +444,12 @@ std::pair<Acc, Acc> llq::scanrPrime(const Fn &F, const Scalar &Seed,
     return {Acc(N), Acc(N)};
   std::vector<Acc> Outs = outputsOf(N);
   return {Outs[0], Outs[1]};
+}
+Acc llq::scanlSeg(const Fn &F, const Scalar &Seed, const Acc &A,
+                  const Acc &Segs) {
+  return makeScanSeg("scanlSeg", true, F, Seed, A, Segs);
+}
+Acc llq::scanrSeg(const Fn &F, const Scalar &Seed, const Acc &A,
+                  const Acc &Segs) {
+  return makeScanSeg("scanrSeg", false, F, Seed, A, Segs);
 }

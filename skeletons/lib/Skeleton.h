@@ -186,6 +186,12 @@ int64_t chunksFor(int64_t N, unsigned Threads, int64_t MinChunk);
 /// An llvm::Error holding Message.
 llvm::Error failure(const std::string &Message);
 
+/// Reads a segment descriptor (a manifest vector of i32 or i64 lengths)
+/// into scratch offsets and lengths; checks that no length is negative,
+/// that none is empty unless AllowEmpty, and that they add up to Inner.
+llvm::Error segmentsOf(Launch &L, const Node &Segs, int64_t Inner,
+                       bool AllowEmpty, int64_t *&Offs, int64_t *&Lens);
+
 /// The skeletons of the library.
 const Skeleton &materializeSkeleton();
 
