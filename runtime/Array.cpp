@@ -185,7 +185,8 @@ void Array::AlignedFree::operator()(std::byte *P) const {
   ::operator delete[](P, std::align_val_t(BufferAlignment));
 }
 
-Expected<Array> Array::create(const ElemType &Type, const Shape &Sh) {
+Expected<Array> Array::create(const ElemType &Type, const Shape &Sh,
+                              Fill F) {
   Array A(Type, Sh);
   A.Owning = true;
   for (ScalarKind Kind : Type.fields()) {
@@ -203,7 +204,10 @@ Expected<Array> Array::create(const ElemType &Type, const Shape &Sh) {
       return Status::error("out of memory allocating " +
                            std::to_string(Padded) +
                            " bytes for an array of shape " + Sh.str());
-    std::memset(Raw, 0, size_t(Padded));
+    if (F == Fill::Zero)
+      std::memset(Raw, 0, size_t(Padded));
+    else
+      std::memset(Raw + *Bytes, 0, size_t(Padded - *Bytes));
     A.Storage.emplace_back(Raw);
     A.Buffers.push_back(Raw);
   }

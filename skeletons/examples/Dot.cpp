@@ -2,8 +2,7 @@
 #include "Options.h"
 #include <cmath>
 
-int main(int Argc, char **Argv) {
-  Options O = parseOptions(Argc, Argv);
+static int example(const Options &O) {
   int64_t N = O.get("n", 1 << 20);
   std::vector<float> Xs(static_cast<size_t>(N)), Ys(static_cast<size_t>(N));
   for (int64_t I = 0; I < N; ++I) {
@@ -27,3 +26,5 @@ int main(int Argc, char **Argv) {
              Ok ? "ok" : "MISMATCH");
   return Ok ? 0 : 1;
 }
+
+int main(int Argc, char **Argv) { return runExample(example, Argc, Argv); }

@@ -58,4 +58,16 @@ inline Options parseOptions(int Argc, char **Argv) {
   return O;
 }
 
+/// Runs Body with the parsed options; an ArrayError (a mistake in the
+/// program or a failed kernel) is printed, and the exit status is 1.
+inline int runExample(int (*Body)(const Options &), int Argc, char **Argv) {
+  Options O = parseOptions(Argc, Argv);
+  try {
+    return Body(O);
+  } catch (const llq::ArrayError &E) {
+    std::fprintf(stderr, "%s: %s\n", Argv[0], E.what());
+    return 1;
+  }
+}
+
 #endif

@@ -1,8 +1,7 @@
 //===- PrefixSum.cpp - Prefix sum: scanl (+) 0 -------------------------------===//
 #include "Options.h"
 
-int main(int Argc, char **Argv) {
-  Options O = parseOptions(Argc, Argv);
+static int example(const Options &O) {
   int64_t N = O.get("n", 1 << 20);
   std::vector<int64_t> Xs(static_cast<size_t>(N));
   for (int64_t I = 0; I < N; ++I)
@@ -20,3 +19,5 @@ int main(int Argc, char **Argv) {
   fmt::print("prefix sum of {} integers: {}\n", N, Ok ? "ok" : "MISMATCH");
   return Ok ? 0 : 1;
 }
+
+int main(int Argc, char **Argv) { return runExample(example, Argc, Argv); }

@@ -1,8 +1,7 @@
 //===- Saxpy.cpp - SAXPY: zipWith (\x y -> a*x + y) xs ys ------------------===//
 #include "Options.h"
 
-int main(int Argc, char **Argv) {
-  Options O = parseOptions(Argc, Argv);
+static int example(const Options &O) {
   int64_t N = O.get("n", 1 << 20);
   std::vector<float> Xs(static_cast<size_t>(N)), Ys(static_cast<size_t>(N));
   for (int64_t I = 0; I < N; ++I) {
@@ -23,3 +22,5 @@ int main(int Argc, char **Argv) {
   fmt::print("saxpy of {} floats ok\n", N);
   return 0;
 }
+
+int main(int Argc, char **Argv) { return runExample(example, Argc, Argv); }

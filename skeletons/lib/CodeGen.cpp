@@ -442,7 +442,12 @@ Launch::Launch(const Node &Root, const Kernel &K, Backend &B)
 }
 
 llvm::Error Launch::output(const ElemType &T, const Shape &Sh) {
-  rt::Expected<rt::Array> A = rt::Array::create(T, Sh);
+  if (Outputs.empty() && Reuse && Reuse->type() == T && Reuse->shape() == Sh) {
+    Outputs.push_back(Reuse);
+    return llvm::Error::success();
+  }
+  rt::Expected<rt::Array> A =
+      rt::Array::create(T, Sh, rt::Array::Fill::Uninitialized);
   if (!A)
     return failure(fmt::format("{}: {}", Root.Name, A.message()));
   Outputs.push_back(std::make_shared<rt::Array>(std::move(*A)));

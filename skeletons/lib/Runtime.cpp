@@ -136,9 +136,12 @@ public:
     DumpDir = optionOrEnv(O.DumpIR, "LLQ_DUMP_IR");
   }
 
-  llvm::Expected<std::shared_ptr<rt::Array>> run(const NodeRef &N) {
+  llvm::Expected<std::shared_ptr<rt::Array>>
+  run(const NodeRef &N, std::shared_ptr<rt::Array> Into = nullptr) {
     Memo M;
-    return run(N, M);
+    if (Into && reads(*N, *Into))
+      Into = nullptr;
+    return run(N, M, std::move(Into));
   }
   llvm::Expected<std::string> kernelIR(const NodeRef &N, bool Optimized);
 
@@ -150,9 +153,21 @@ public:
   std::atomic<uint64_t> Built{0}, Hits{0}, Launches{0};
 
 private:
-  llvm::Expected<std::shared_ptr<rt::Array>> run(const NodeRef &N, Memo &M);
+  llvm::Expected<std::shared_ptr<rt::Array>>
+  run(const NodeRef &N, Memo &M, std::shared_ptr<rt::Array> Into = nullptr);
   llvm::Expected<std::vector<std::shared_ptr<rt::Array>>>
-  materialize(const Node &C, Memo &M);
+  materialize(const Node &C, Memo &M,
+              std::shared_ptr<rt::Array> Into = nullptr);
+  /// Whether the expression reads A's storage.
+  static bool reads(const Node &N, const rt::Array &A) {
+    if (N.K == Op::Use && N.Data && N.Data->numFields() &&
+        A.numFields() && N.Data->data(0) == A.data(0))
+      return true;
+    for (const NodeRef &K : N.Kids)
+      if (reads(*K, A))
+        return true;
+    return false;
+  }
   llvm::Expected<NodeRef> prepare(const NodeRef &P, Memo &M);
   llvm::Expected<std::shared_ptr<Node>> prepareConsumer(const Node &C,
                                                         Memo &M);
@@ -285,7 +300,8 @@ RuntimeImpl::kernelFor(const Node &Root) {
 }
 
 llvm::Expected<std::vector<std::shared_ptr<rt::Array>>>
-RuntimeImpl::materialize(const Node &C, Memo &M) {
+RuntimeImpl::materialize(const Node &C, Memo &M,
+                         std::shared_ptr<rt::Array> Into) {
   auto Found = M.find(&C);
   if (Found != M.end())
     return Found->second;
@@ -296,6 +312,7 @@ RuntimeImpl::materialize(const Node &C, Memo &M) {
   if (!K)
     return K.takeError();
   Launch L(**Root, **K, *B);
+  L.Reuse = std::move(Into);
   try {
     if (llvm::Error E = C.Skel->launch(L))
       return std::move(E);
@@ -307,8 +324,8 @@ RuntimeImpl::materialize(const Node &C, Memo &M) {
   return L.Outputs;
 }
 
-llvm::Expected<std::shared_ptr<rt::Array>> RuntimeImpl::run(const NodeRef &N,
-                                                            Memo &Done) {
+llvm::Expected<std::shared_ptr<rt::Array>>
+RuntimeImpl::run(const NodeRef &N, Memo &Done, std::shared_ptr<rt::Array> Into) {
   if (!N)
     return failure("run: an empty Acc");
   if (!N->Error.empty())
@@ -322,7 +339,7 @@ llvm::Expected<std::shared_ptr<rt::Array>> RuntimeImpl::run(const NodeRef &N,
     return (*Outs)[size_t(N->Code[0])];
   }
   if (N->K == Op::Consumer) {
-    auto Outs = materialize(*N, Done);
+    auto Outs = materialize(*N, Done, std::move(Into));
     if (!Outs)
       return Outs.takeError();
     return (*Outs)[0];
@@ -330,7 +347,7 @@ llvm::Expected<std::shared_ptr<rt::Array>> RuntimeImpl::run(const NodeRef &N,
   auto M = makeConsumer(materializeSkeleton(), N->Name, {N});
   M->Type = N->Type;
   M->Sh = N->Sh;
-  auto Outs = materialize(*M, Done);
+  auto Outs = materialize(*M, Done, std::move(Into));
   if (!Outs)
     return Outs.takeError();
   return (*Outs)[0];
@@ -387,6 +404,21 @@ llvm::Expected<Array<>> Runtime::tryRun(const Acc &A) {
 
 Array<> Runtime::run(const Acc &A) {
   auto R = tryRun(A);
+  if (!R)
+    throw ArrayError(llvm::toString(R.takeError()));
+  return *R;
+}
+
+llvm::Expected<Array<>> Runtime::tryRun(const Acc &A,
+                                        const detail::ArrayHandle &Into) {
+  auto R = P->run(A.node(), Into.shared());
+  if (!R)
+    return R.takeError();
+  return Array<>(*R);
+}
+
+Array<> Runtime::run(const Acc &A, const detail::ArrayHandle &Into) {
+  auto R = tryRun(A, Into);
   if (!R)
     throw ArrayError(llvm::toString(R.takeError()));
   return *R;

@@ -145,8 +145,12 @@ public:
   const Node &root() const { return Root; }
   Backend &backend() { return B; }
 
-  /// Appends an owned, zero-filled output array.
+  /// Appends an output array, which the kernel must write completely: the
+  /// caller's array to reuse if it fits (output 0 only), else new storage
+  /// that is not zero-filled.
   llvm::Error output(const ElemType &T, const Shape &Sh);
+  /// An array of the caller's that output 0 may be written into.
+  std::shared_ptr<rt::Array> Reuse;
   /// Zero-filled scratch memory that lives as long as the Launch.
   void *scratch(size_t Bytes);
   /// Runs phase Phase over [Begin, End).

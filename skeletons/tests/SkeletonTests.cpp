@@ -481,3 +481,19 @@ TEST_CASE("scans keep the order of a non-commutative function across chunks") {
   auto F = cpu().run(fold1All(Compose, X)).as<P>().scalar();
   CHECK(F == Acc);
 }
+
+TEST_CASE("run into a caller's array: reused when it fits and is not read") {
+  auto Inc = LLQ_FN("i32 (i32 %a)", "%r = add i32 %a, 1");
+  auto X = fromVector(std::vector<int32_t>{1, 2, 3});
+  auto Into = cpu().run(map(Inc, X));
+  auto Again = cpu().run(map(Inc, map(Inc, X)), Into);
+  CHECK(Again.raw().data(0) == Into.raw().data(0));
+  CHECK(Into.as<int32_t>().toVector() == std::vector<int32_t>{3, 4, 5});
+  // Reading Into: a new array, Into unchanged.
+  auto Read = cpu().run(map(Inc, Into), Into);
+  CHECK(Read.raw().data(0) != Into.raw().data(0));
+  CHECK(Read.as<int32_t>().toVector() == std::vector<int32_t>{4, 5, 6});
+  // Another shape: a new array.
+  auto Other = cpu().run(map(Inc, fromVector(std::vector<int32_t>{9})), Into);
+  CHECK(Other.raw().data(0) != Into.raw().data(0));
+}

@@ -405,8 +405,14 @@ public:
   /// Computes A; throws ArrayError on any mistake or failure.
   Array<> run(const Acc &A);
   template <typename T> Array<T> run(const Acc &A) { return run(A).as<T>(); }
+  /// As run(), but writes the result into Into's storage, and returns it,
+  /// when Into has A's element type and shape and A does not read Into;
+  /// otherwise as run(A). A loop that recomputes an array of one shape
+  /// reuses one buffer instead of allocating a new one each time.
+  Array<> run(const Acc &A, const detail::ArrayHandle &Into);
   /// As run(), with the failure returned.
   llvm::Expected<Array<>> tryRun(const Acc &A);
+  llvm::Expected<Array<>> tryRun(const Acc &A, const detail::ArrayHandle &Into);
 
   RuntimeStats stats() const;
   BackendKind backend() const;

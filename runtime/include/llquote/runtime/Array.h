@@ -181,8 +181,12 @@ private:
 
 class Array {
 public:
-  /// Owned, zero-filled storage for Sh.size() elements of Type.
-  static Expected<Array> create(const ElemType &Type, const Shape &Sh);
+  /// Whether create() zero-fills the elements. Skeleton outputs that a
+  /// kernel writes completely skip it; the padding is always zeroed.
+  enum class Fill { Zero, Uninitialized };
+  /// Owned storage for Sh.size() elements of Type, zero-filled by default.
+  static Expected<Array> create(const ElemType &Type, const Shape &Sh,
+                                Fill F = Fill::Zero);
 
   /// A view of user buffers, one per field, without copying. Each must hold
   /// Sh.size() elements of its field's type and be aligned for it; null is

@@ -1,0 +1,48 @@
+//===- Jacobi.cpp - Jacobi iteration for Laplace's equation ----------------===//
+//
+// u' = (north + south + east + west) / 4 with a fixed boundary of 1.0
+// (a constant boundary), --steps times: one stencil kernel, compiled once
+// and found by structure on every later step.
+//
+//===----------------------------------------------------------------------===//
+#include "Options.h"
+#include <cmath>
+
+static int example(const Options &O) {
+  int64_t W = O.get("width", O.get("n", 256)), H = O.get("height", W);
+  int64_t Steps = O.get("steps", 10);
+  std::vector<float> U(static_cast<size_t>(W * H), 0.0f);
+  llq::Runtime R = O.make();
+  auto Step = LLQ_FN("float (float %nw, float %n, float %ne, float %w, "
+                     "float %c, float %e, float %sw, float %s, float %se)", R"(
+    %ns = fadd float %n, %s
+    %we = fadd float %w, %e
+    %t = fadd float %ns, %we
+    %r = fmul float %t, 0.25)");
+  llq::Acc Grid = llq::fromVector({H, W}, U);
+  uint64_t Built = R.stats().KernelsBuilt;
+  for (int64_t K = 0; K < Steps; ++K)
+    Grid = R.run(llq::stencil(Step, llq::Boundary::constant(1.0f), Grid));
+  uint64_t Compiled = R.stats().KernelsBuilt - Built;
+  std::vector<float> Got = R.run<float>(Grid).toVector();
+  auto At = [&](const std::vector<float> &V, int64_t I, int64_t J) {
+    return I < 0 || J < 0 || I >= H || J >= W ? 1.0f : V[size_t(I * W + J)];
+  };
+  for (int64_t K = 0; K < Steps; ++K) {
+    std::vector<float> Next(U.size());
+    for (int64_t I = 0; I < H; ++I)
+      for (int64_t J = 0; J < W; ++J)
+        Next[size_t(I * W + J)] =
+            ((At(U, I - 1, J) + At(U, I + 1, J)) + (At(U, I, J - 1) + At(U, I, J + 1))) * 0.25f;
+    U.swap(Next);
+  }
+  double MaxErr = 0;
+  for (size_t I = 0; I < U.size(); ++I)
+    MaxErr = std::max(MaxErr, std::fabs(double(Got[I]) - U[I]));
+  bool Ok = MaxErr == 0 && Compiled <= 1;
+  fmt::print("jacobi {}x{}, {} steps, {} kernel(s) compiled: max error {:.3g} {}\n",
+             W, H, Steps, Compiled, MaxErr, Ok ? "ok" : "MISMATCH");
+  return Ok ? 0 : 1;
+}
+
+int main(int Argc, char **Argv) { return runExample(example, Argc, Argv); }
