@@ -1,0 +1,280 @@
+//===- Llquote.cpp - The llquote peer: each operation as skeletons ---------===//
+//
+// Each operation is written as a user of Skeletons.h would write it. The
+// inputs are the harness's buffers, wrapped without a copy; the expression
+// is built once, outside the timed region, and Run() is one Runtime::run,
+// which allocates its result as every run does. The first run (made by the
+// checker, before timing) compiles the kernel; timed runs find it by
+// structure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Problem.h"
+#include "llquote/Skeletons.h"
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+using namespace llq;
+using namespace llq::arraybench;
+
+namespace {
+
+std::unique_ptr<Runtime> TheRuntime;
+
+template <typename T>
+Acc wrap(const std::vector<int64_t> &Extents, const T *Data) {
+  rt::Expected<Shape> Sh = Shape::make(Extents);
+  if (!Sh)
+    throw ArrayError(Sh.message());
+  rt::Expected<rt::Array> A = rt::Array::wrap<T>(*Sh, const_cast<T *>(Data));
+  if (!A)
+    throw ArrayError(A.message());
+  return use(std::make_shared<rt::Array>(std::move(*A)));
+}
+
+/// A float constant as LLVM IR spells it exactly (hex of the double).
+std::string f(float V) {
+  double D = V;
+  uint64_t B;
+  std::memcpy(&B, &D, 8);
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "0x%016llX", static_cast<unsigned long long>(B));
+  return Buf;
+}
+
+/// The cumulative normal distribution of %D into %Out, as Native.cpp's cnd().
+std::string cnd(const std::string &D, const std::string &Out) {
+  std::string S;
+  auto L = [&](const std::string &Line) { S += "  " + Line + "\n"; };
+  std::string P = D.substr(1) + ".";
+  L("%" + P + "a = call float @llvm.fabs.f32(float " + D + ")");
+  L("%" + P + "b = fmul float " + f(0.2316419f) + ", %" + P + "a");
+  L("%" + P + "c = fadd float 1.0, %" + P + "b");
+  L("%" + P + "k = fdiv float 1.0, %" + P + "c");
+  // K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5))))
+  L("%" + P + "p5 = fmul float %" + P + "k, " + f(1.330274429f));
+  L("%" + P + "p4 = fadd float " + f(-1.821255978f) + ", %" + P + "p5");
+  L("%" + P + "q4 = fmul float %" + P + "k, %" + P + "p4");
+  L("%" + P + "p3 = fadd float " + f(1.781477937f) + ", %" + P + "q4");
+  L("%" + P + "q3 = fmul float %" + P + "k, %" + P + "p3");
+  L("%" + P + "p2 = fadd float " + f(-0.356563782f) + ", %" + P + "q3");
+  L("%" + P + "q2 = fmul float %" + P + "k, %" + P + "p2");
+  L("%" + P + "p1 = fadd float " + f(0.31938153f) + ", %" + P + "q2");
+  L("%" + P + "poly = fmul float %" + P + "k, %" + P + "p1");
+  // InvSqrt2Pi * exp(-0.5 * D * D) * poly
+  L("%" + P + "h = fmul float -0.5, " + D);
+  L("%" + P + "hd = fmul float %" + P + "h, " + D);
+  L("%" + P + "e = call float @llvm.exp.f32(float %" + P + "hd)");
+  L("%" + P + "g = fmul float " + f(0.39894228040143267794f) + ", %" + P + "e");
+  L("%" + P + "w = fmul float %" + P + "g, %" + P + "poly");
+  L("%" + P + "omw = fsub float 1.0, %" + P + "w");
+  L("%" + P + "neg = fcmp olt float " + D + ", 0.0");
+  L(Out + " = select i1 %" + P + "neg, float %" + P + "w, float %" + P + "omw");
+  return S;
+}
+
+Fn blackScholesFn() {
+  std::string B;
+  auto L = [&](const std::string &Line) { B += "  " + Line + "\n"; };
+  L("%sqrtT = call float @llvm.sqrt.f32(float %t)");
+  L("%q = fdiv float %s, %k");
+  L("%lq = call float @llvm.log.f32(float %q)");
+  L("%m = fmul float " + f(BSRate + 0.5f * BSVol * BSVol) + ", %t");
+  L("%num = fadd float %lq, %m");
+  L("%vs = fmul float " + f(BSVol) + ", %sqrtT");
+  L("%d1 = fdiv float %num, %vs");
+  L("%d2 = fsub float %d1, %vs");
+  B += cnd("%d1", "%n1");
+  B += cnd("%d2", "%n2");
+  L("%rt = fmul float " + f(-BSRate) + ", %t");
+  L("%disc = call float @llvm.exp.f32(float %rt)");
+  L("%sn = fmul float %s, %n1");
+  L("%kd = fmul float %k, %disc");
+  L("%kdn = fmul float %kd, %n2");
+  L("%r = fsub float %sn, %kdn");
+  return Fn("float (float %s, float %k, float %t)", B, __FILE__, __LINE__);
+}
+
+Fn mandelFn(int64_t Rows, int64_t Cols, int32_t MaxIter) {
+  std::string B = "  %jf = sitofp i64 %j to float\n"
+                  "  %if = sitofp i64 %i to float\n"
+                  "  %sx = fmul float %jf, " + f(MandelSpan / float(Cols)) + "\n"
+                  "  %cx = fadd float " + f(MandelX0) + ", %sx\n"
+                  "  %sy = fmul float %if, " + f(MandelSpan / float(Rows)) + "\n"
+                  "  %cy = fadd float " + f(MandelY0) + ", %sy\n"
+                  "  %zx = float 0.0\n"
+                  "  %zy = float 0.0\n"
+                  "  %n = i32 0\n"
+                  "  while true {\n"
+                  "    %stop = icmp sge i32 %n, " + std::to_string(MaxIter) + "\n"
+                  "    if %stop { break }\n"
+                  "    %xx = fmul float %zx, %zx\n"
+                  "    %yy = fmul float %zy, %zy\n"
+                  "    %m2 = fadd float %xx, %yy\n"
+                  "    %out = fcmp ugt float %m2, 4.0\n"
+                  "    if %out { break }\n"
+                  "    %d = fsub float %xx, %yy\n"
+                  "    %t = fadd float %d, %cx\n"
+                  "    %tx = fmul float 2.0, %zx\n"
+                  "    %p = fmul float %tx, %zy\n"
+                  "    %zy = fadd float %p, %cy\n"
+                  "    %zx = float %t\n"
+                  "    %n = add i32 %n, 1\n"
+                  "  }\n"
+                  "  %r = i32 %n\n";
+  return Fn("i32 (i64 %i, i64 %j)", B, __FILE__, __LINE__);
+}
+
+std::optional<Impl> make(const Problem &P) {
+  Runtime &R = *TheRuntime;
+  auto AddF = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  auto MulF = LLQ_FN("float (float %a, float %b)", "%r = fmul float %a, %b");
+  const std::string &Op = P.Op;
+  int64_t N = P.N;
+  Acc E;
+  if (Op == "map" || Op == "overhead") {
+    auto Lin = LLQ_FN("float (float %x)",
+                      "%t = fmul float %x, 2.0\n %r = fadd float %t, 1.0");
+    E = map(Lin, wrap({N}, P.X.data()));
+  } else if (Op == "saxpy") {
+    if (P.A != 2.5f)
+      return std::nullopt;
+    auto Axpy = LLQ_FN("float (float %x, float %y)",
+                       "%ax = fmul float 2.5, %x\n %r = fadd float %ax, %y");
+    E = zipWith(Axpy, wrap({N}, P.X.data()), wrap({N}, P.Y.data()));
+  } else if (Op == "sum") {
+    E = fold(AddF, 0.0f, wrap({N}, P.X.data()));
+  } else if (Op == "dot") {
+    E = fold(AddF, 0.0f,
+             zipWith(MulF, wrap({N}, P.X.data()), wrap({N}, P.Y.data())));
+  } else if (Op == "scan") {
+    E = scanl(AddF, 0.0f, wrap({N}, P.X.data()));
+  } else if (Op == "histogram") {
+    if (P.Bins != 256)
+      return std::nullopt;
+    auto AddI = LLQ_FN("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b");
+    // histKey(): the top 8 bits of i * 0x9E3779B97F4A7C15.
+    auto Key = LLQ_FN("i64 (i64 %i)", "%m = mul i64 %i, -7046029254386353131\n"
+                                      " %r = lshr i64 %m, 56");
+    E = permute(AddI, fill({P.Bins}, int32_t(0)), Key, wrap({N}, P.W.data()));
+  } else if (Op == "transpose") {
+    E = transpose(wrap({P.Rows, P.Cols}, P.X.data()));
+  } else if (Op == "reverse") {
+    E = reverse(wrap({N}, P.X.data()));
+  } else if (Op == "segsum") {
+    E = foldSeg(AddF, 0.0f, wrap({N}, P.X.data()),
+                wrap({int64_t(P.Segs.size())}, P.Segs.data()));
+  } else if (Op == "blackscholes") {
+    static Fn BS = blackScholesFn();
+    E = zipWith(BS, wrap({N}, P.X.data()), wrap({N}, P.Y.data()),
+                wrap({N}, P.Z.data()));
+  } else if (Op == "mandelbrot") {
+    E = generate({P.Rows, P.Cols}, mandelFn(P.Rows, P.Cols, P.MaxIter));
+#ifdef LLQ_BENCH_HAVE_STENCIL
+  } else if (Op == "blur3" || Op == "blur5") {
+    int K = Op == "blur3" ? 3 : 5;
+    std::string Sig = "float (", Body;
+    for (int I = 0; I < K * K; ++I) {
+      Sig += std::string(I ? ", " : "") + "float %x" + std::to_string(I);
+      Body += "%s" + std::to_string(I + 1) + " = fadd float %s" +
+              std::to_string(I) + ", %x" + std::to_string(I) + "\n";
+    }
+    Sig += ")";
+    Body = "%s0 = float 0.0\n" + Body + "%r = fmul float %s" +
+           std::to_string(K * K) + ", " + f(1.0f / float(K * K)) + "\n";
+    static Fn Blur3(Sig, Body, __FILE__, __LINE__);
+    static Fn Blur5(Sig, Body, __FILE__, __LINE__);
+    E = stencil(K == 3 ? Blur3 : Blur5, Boundary::clamp(),
+                wrap({P.Rows, P.Cols}, P.X.data()));
+#endif
+  } else {
+    return std::nullopt;
+  }
+  if (!E.error().empty())
+    throw ArrayError(Op + ": " + E.error());
+  auto Out = std::make_shared<Array<>>();
+  Impl Im;
+  Im.Run = [&R, E, Out] { *Out = R.run(E); };
+  Im.Result = [Out] {
+    View V;
+    V.N = Out->size();
+    const rt::Array &A = Out->raw();
+    if (A.type() == ElemType::of<float>())
+      V.F = static_cast<const float *>(A.data(0));
+    else if (A.type() == ElemType::of<int32_t>())
+      V.I = static_cast<const int32_t *>(A.data(0));
+    return V;
+  };
+  return Im;
+}
+
+} // namespace
+
+namespace llq::arraybench {
+
+void addLlquotePeers(std::vector<Peer> &Peers, unsigned Threads) {
+  RuntimeOptions O;
+  O.Threads = Threads;
+  TheRuntime = std::make_unique<Runtime>(O);
+  Peers.push_back({"llquote", [](const Problem &P) { return make(P); }});
+}
+
+std::vector<CompileTimes> measureCompile(unsigned Reps, unsigned Threads) {
+  std::vector<float> Xs(1024, 1.0f), Ys(1024, 2.0f);
+  auto Add = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  auto Mul = LLQ_FN("float (float %a, float %b)", "%r = fmul float %a, %b");
+  auto Lin = LLQ_FN("float (float %x)",
+                    "%t = fmul float %x, 2.0\n %r = fadd float %t, 1.0");
+  struct Case {
+    std::string Op;
+    std::function<Acc()> Make;
+  };
+  std::vector<Case> Cases = {
+      {"map", [&] { return map(Lin, wrap({1024}, Xs.data())); }},
+      {"dot", [&] {
+         return fold(Add, 0.0f, zipWith(Mul, wrap({1024}, Xs.data()),
+                                        wrap({1024}, Ys.data())));
+       }},
+      {"scan", [&] { return scanl(Add, 0.0f, wrap({1024}, Xs.data())); }},
+  };
+  using Clock = std::chrono::steady_clock;
+  auto Time = [](Runtime &R, const Acc &E) {
+    auto T0 = Clock::now();
+    R.run(E);
+    return std::chrono::duration<double>(Clock::now() - T0).count();
+  };
+  std::vector<CompileTimes> Out;
+  for (Case &C : Cases) {
+    CompileTimes T;
+    T.Op = C.Op;
+    for (unsigned Rep = 0; Rep < Reps; ++Rep) {
+      // A fresh, empty disk cache for each repetition.
+      char Dir[] = "/tmp/llq-bench-cache-XXXXXX";
+      if (!mkdtemp(Dir))
+        throw ArrayError("cannot make a temporary directory");
+      setenv("LLQ_CACHE_DIR", Dir, 1);
+      RuntimeOptions O;
+      O.Threads = Threads;
+      {
+        Runtime R(O);
+        Acc E = C.Make();
+        T.Cold.push_back(Time(R, E));
+        T.Warm.push_back(Time(R, E));
+      }
+      {
+        Runtime R(O);
+        T.Disk.push_back(Time(R, C.Make()));
+      }
+      std::string Cmd = std::string("rm -rf '") + Dir + "'";
+      if (std::system(Cmd.c_str()) != 0)
+        std::fprintf(stderr, "warning: could not remove %s\n", Dir);
+    }
+    Out.push_back(std::move(T));
+  }
+  unsetenv("LLQ_CACHE_DIR");
+  return Out;
+}
+
+} // namespace llq::arraybench

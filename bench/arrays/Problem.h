@@ -1,0 +1,120 @@
+//===- Problem.h - One benchmark problem and the peers that solve it -*- C++ -*-===//
+//
+// The array benchmarks (llquote_bench_arrays) run every operation on the
+// same inputs through several peers: llquote's skeletons, hand-written C++
+// (sequential and OpenMP), oneTBB and Halide. A peer turns a Problem into an
+// Impl: Run() computes the result into storage the Impl owns, Result()
+// shows it to the checker. Peers live in their own files, compiled with
+// their own flags (-O3 -march=native for the hand-written ones, Halide's
+// headers only for Halide), and meet only through this header.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLQUOTE_BENCH_ARRAYS_PROBLEM_H
+#define LLQUOTE_BENCH_ARRAYS_PROBLEM_H
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llq::arraybench {
+
+/// std::allocator with 64-byte alignment: every peer gets cache-line
+/// aligned inputs and outputs, as llquote's own arrays are.
+template <typename T> struct Aligned {
+  using value_type = T;
+  Aligned() = default;
+  template <typename U> Aligned(const Aligned<U> &) {}
+  T *allocate(size_t N) {
+    return static_cast<T *>(::operator new(N * sizeof(T), std::align_val_t(64)));
+  }
+  void deallocate(T *P, size_t) { ::operator delete(P, std::align_val_t(64)); }
+  template <typename U> bool operator==(const Aligned<U> &) const { return true; }
+  template <typename U> bool operator!=(const Aligned<U> &) const { return false; }
+};
+template <typename T> using Vec = std::vector<T, Aligned<T>>;
+
+/// The inputs of one operation at one size. Which fields are used depends
+/// on Op; see makeProblem() in Main.cpp for the data and the README in
+/// docs/Benchmarks.md for what each operation computes.
+struct Problem {
+  std::string Op;
+  int64_t N = 0;              ///< Elements of the (main) input.
+  int64_t Rows = 0, Cols = 0; ///< Matrices: transpose, blur, mandelbrot.
+  float A = 2.5f;             ///< SAXPY's a.
+  Vec<float> X, Y, Z;         ///< Inputs; Black-Scholes: S, K, T.
+  Vec<int32_t> W;             ///< Histogram weights.
+  Vec<int32_t> Segs;          ///< Segment lengths for the segmented sum.
+  int64_t Bins = 256;         ///< Histogram bins.
+  int32_t MaxIter = 64;       ///< Mandelbrot iterations.
+  unsigned Threads = 1;       ///< Threads every parallel peer uses.
+};
+
+/// A result, as the checker reads it.
+struct View {
+  const float *F = nullptr;
+  const int32_t *I = nullptr;
+  int64_t N = 0;
+};
+
+struct Impl {
+  std::function<void()> Run;
+  std::function<View()> Result;
+};
+
+/// A peer: its name and what it makes of a problem (nullopt: this peer
+/// does not offer the operation).
+struct Peer {
+  std::string Name;
+  std::function<std::optional<Impl>(const Problem &)> Make;
+};
+
+// The histogram's key of element i, the same for every peer: the top 8 bits
+// of a multiplicative hash (Fibonacci hashing), so 256 bins.
+inline int64_t histKey(int64_t I) {
+  return int64_t((uint64_t(I) * 0x9E3779B97F4A7C15ull) >> 56);
+}
+
+// Black-Scholes constants, shared by every peer.
+constexpr float BSRate = 0.02f, BSVol = 0.30f;
+
+// Mandelbrot: pixel (i, j) of a Rows x Cols image maps to
+// (-2.0 + j * 3/Cols, -1.5 + i * 3/Rows); result: iterations before escape.
+constexpr float MandelX0 = -2.0f, MandelY0 = -1.5f, MandelSpan = 3.0f;
+
+/// Each module adds its peers; a module whose library is missing adds none.
+void addSeqPeers(std::vector<Peer> &Peers);
+void addOmpPeers(std::vector<Peer> &Peers);
+void addTBBPeers(std::vector<Peer> &Peers);
+void addHalidePeers(std::vector<Peer> &Peers);
+void addLlquotePeers(std::vector<Peer> &Peers, unsigned Threads);
+
+/// Tells the OpenMP and TBB runtimes how many threads to use.
+void setNativeThreads(unsigned Threads);
+void setTBBThreads(unsigned Threads);
+
+/// STREAM copy, scale, add and triad over N floats with OpenMP (or one
+/// thread without it): seconds for one pass of each, Rep times.
+struct StreamTimes {
+  std::vector<double> Copy, Scale, Add, Triad;
+};
+StreamTimes runStream(int64_t N, unsigned Reps);
+
+/// Kernel compile latency of llquote: seconds of a first run on a fresh
+/// runtime with an empty disk cache (cold), of a first run on a fresh
+/// runtime whose disk cache holds the kernel (disk), and of a second run
+/// (warm: found by structure).
+struct CompileTimes {
+  std::string Op;
+  std::vector<double> Cold, Disk, Warm;
+};
+std::vector<CompileTimes> measureCompile(unsigned Reps, unsigned Threads);
+
+} // namespace llq::arraybench
+
+#endif

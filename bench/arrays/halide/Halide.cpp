@@ -1,0 +1,198 @@
+//===- Halide.cpp - The Halide 14 peer: one JIT-compiled Func per operation -===//
+//
+// Each operation is one Halide pipeline over ImageParams, JIT-compiled once
+// for the host (get_jit_target_from_environment) and realized into the
+// peer's own buffers. Schedules: element-wise operations split into 8192-
+// element tasks run in parallel and vectorized by 8; reductions rfactor'ed
+// twice (parallel over chunks, vector lanes within); transpose tiled 32x32;
+// the blur the classic two-stage schedule (rows computed per tile). Halide
+// has no parallel scan, histogram or segmented reduction to offer beside
+// its sequential update definitions, nor an early-exit loop for mandelbrot;
+// those operations have no Halide peer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Problem.h"
+#include <Halide.h>
+#include <map>
+#include <memory>
+
+using namespace llq::arraybench;
+using namespace Halide;
+
+namespace {
+
+struct Pipe {
+  std::vector<ImageParam> In;
+  Func Out;
+};
+
+Target &target() {
+  static Target T = get_jit_target_from_environment();
+  return T;
+}
+
+void elementwise(Func F, Var I) {
+  Var IO("io"), II("ii");
+  F.split(I, IO, II, 8192, TailStrategy::GuardWithIf)
+      .vectorize(II, 8)
+      .parallel(IO);
+}
+
+std::shared_ptr<Pipe> build(const std::string &Op) {
+  auto P = std::make_shared<Pipe>();
+  Var I("i"), J("j");
+  if (Op == "map" || Op == "overhead") {
+    ImageParam X(Float(32), 1, "x");
+    P->In = {X};
+    P->Out(I) = X(I) * 2.0f + 1.0f;
+    elementwise(P->Out, I);
+  } else if (Op == "saxpy") {
+    ImageParam X(Float(32), 1, "x"), Y(Float(32), 1, "y");
+    P->In = {X, Y};
+    P->Out(I) = 2.5f * X(I) + Y(I);
+    elementwise(P->Out, I);
+  } else if (Op == "reverse") {
+    ImageParam X(Float(32), 1, "x");
+    P->In = {X};
+    P->Out(I) = X(X.dim(0).extent() - 1 - I);
+    elementwise(P->Out, I);
+  } else if (Op == "sum" || Op == "dot") {
+    ImageParam X(Float(32), 1, "x"), Y(Float(32), 1, "y");
+    RDom R(0, X.dim(0).extent());
+    P->Out() = 0.0f;
+    if (Op == "dot") {
+      P->In = {X, Y};
+      P->Out() += X(R) * Y(R);
+    } else {
+      P->In = {X};
+      P->Out() += X(R);
+    }
+    RVar RO("ro"), RI("ri"), RIO("rio"), RII("rii");
+    Var U("u"), V("v");
+    P->Out.update().split(R.x, RO, RI, 16384);
+    Func Chunks = P->Out.update().rfactor(RO, U);
+    Chunks.compute_root().update().parallel(U);
+    Chunks.update().split(RI, RIO, RII, 8);
+    Func Lanes = Chunks.update().rfactor(RII, V);
+    Lanes.compute_at(Chunks, U).vectorize(V).update().vectorize(V);
+  } else if (Op == "transpose") {
+    ImageParam X(Float(32), 2, "x"); // dim 0: columns.
+    P->In = {X};
+    P->Out(I, J) = X(J, I);
+    Var IO("io"), JO("jo"), II("ii"), JI("ji");
+    P->Out.tile(I, J, IO, JO, II, JI, 32, 32, TailStrategy::GuardWithIf)
+        .vectorize(II, 8)
+        .parallel(JO);
+  } else if (Op == "blackscholes") {
+    ImageParam S(Float(32), 1, "s"), K(Float(32), 1, "k"), T(Float(32), 1, "t");
+    P->In = {S, K, T};
+    auto Cnd = [](Expr D) {
+      Expr Kx = 1.0f / (1.0f + 0.2316419f * abs(D));
+      Expr W = 0.39894228040143267794f * exp(-0.5f * D * D) *
+               (Kx * (0.31938153f +
+                      Kx * (-0.356563782f +
+                            Kx * (1.781477937f +
+                                  Kx * (-1.821255978f + Kx * 1.330274429f)))));
+      return select(D < 0, W, 1.0f - W);
+    };
+    Expr SqrtT = sqrt(T(I));
+    Expr D1 = (log(S(I) / K(I)) + (BSRate + 0.5f * BSVol * BSVol) * T(I)) /
+              (BSVol * SqrtT);
+    Expr D2 = D1 - BSVol * SqrtT;
+    P->Out(I) = S(I) * Cnd(D1) - K(I) * exp(-BSRate * T(I)) * Cnd(D2);
+    elementwise(P->Out, I);
+  } else if (Op == "blur3" || Op == "blur5") {
+    int R = Op == "blur3" ? 1 : 2;
+    ImageParam X(Float(32), 2, "x");
+    P->In = {X};
+    Func In = BoundaryConditions::repeat_edge(X);
+    Func Rows("rows");
+    Expr SX = 0.0f, SY = 0.0f;
+    for (int D = -R; D <= R; ++D)
+      SX = SX + In(I + D, J);
+    Rows(I, J) = SX;
+    for (int D = -R; D <= R; ++D)
+      SY = SY + Rows(I, J + D);
+    P->Out(I, J) = SY * (1.0f / float((2 * R + 1) * (2 * R + 1)));
+    Var IO("io"), JO("jo"), II("ii"), JI("ji");
+    P->Out.tile(I, J, IO, JO, II, JI, 256, 32, TailStrategy::GuardWithIf)
+        .vectorize(II, 8)
+        .parallel(JO);
+    Rows.compute_at(P->Out, IO).vectorize(I, 8);
+  } else {
+    return nullptr;
+  }
+  P->Out.compile_jit(target());
+  return P;
+}
+
+std::shared_ptr<Pipe> pipe(const std::string &Op) {
+  static std::map<std::string, std::shared_ptr<Pipe>> Cache;
+  auto It = Cache.find(Op);
+  if (It != Cache.end())
+    return It->second;
+  return Cache[Op] = build(Op);
+}
+
+Buffer<float> in1(const Vec<float> &V, int64_t N) {
+  return Buffer<float>(const_cast<float *>(V.data()), int(N));
+}
+
+std::optional<Impl> make(const Problem &P) {
+  std::shared_ptr<Pipe> Pp = pipe(P.Op);
+  if (!Pp)
+    return std::nullopt;
+  struct State {
+    std::vector<Buffer<float>> Ins;
+    Vec<float> Out;
+    float S = 0;
+    Buffer<float> OutBuf;
+  };
+  auto St = std::make_shared<State>();
+  int64_t N = P.N, OutN = N;
+  const std::string &Op = P.Op;
+  if (Op == "transpose" || Op == "blur3" || Op == "blur5") {
+    St->Ins.push_back(Buffer<float>(const_cast<float *>(P.X.data()), int(P.Cols),
+                                    int(P.Rows)));
+    St->Out.resize(size_t(N));
+    if (Op == "transpose")
+      St->OutBuf = Buffer<float>(St->Out.data(), int(P.Rows), int(P.Cols));
+    else
+      St->OutBuf = Buffer<float>(St->Out.data(), int(P.Cols), int(P.Rows));
+  } else {
+    St->Ins.push_back(in1(P.X, N));
+    if (Op == "saxpy" || Op == "dot")
+      St->Ins.push_back(in1(P.Y, N));
+    if (Op == "blackscholes") {
+      St->Ins.push_back(in1(P.Y, N));
+      St->Ins.push_back(in1(P.Z, N));
+    }
+    if (Op == "sum" || Op == "dot") {
+      OutN = 1;
+      St->OutBuf = Buffer<float>::make_scalar(&St->S);
+    } else {
+      St->Out.resize(size_t(N));
+      St->OutBuf = Buffer<float>(St->Out.data(), int(N));
+    }
+  }
+  Impl Im;
+  Im.Run = [Pp, St] {
+    for (size_t K = 0; K < Pp->In.size(); ++K)
+      Pp->In[K].set(St->Ins[K]);
+    Pp->Out.realize(St->OutBuf, target());
+  };
+  Im.Result = [St, OutN] {
+    View V;
+    V.N = OutN;
+    V.F = St->Out.empty() ? &St->S : St->Out.data();
+    return V;
+  };
+  return Im;
+}
+
+} // namespace
+
+void llq::arraybench::addHalidePeers(std::vector<Peer> &Peers) {
+  Peers.push_back({"halide", [](const Problem &P) { return make(P); }});
+}
