@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Node.h"
+#include "llquote/skeletons/Node.h"
 #include <fmt/format.h>
 
 using namespace llq;

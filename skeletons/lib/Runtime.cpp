@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Skeleton.h"
+#include "llquote/skeletons/Skeleton.h"
 #include "llquote/runtime/Engine.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"

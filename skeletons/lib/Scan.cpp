@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Skeleton.h"
+#include "llquote/skeletons/Skeleton.h"
 #include "llvm/IR/Module.h"
 #include <fmt/format.h>
 

@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Skeleton.h"
+#include "llquote/skeletons/Skeleton.h"
 #include "llvm/IR/Module.h"
 #include <cmath>
 #include <fmt/format.h>

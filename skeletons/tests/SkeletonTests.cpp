@@ -11,6 +11,7 @@
 #include <cmath>
 #include <doctest/doctest.h>
 #include <random>
+#include "llvm/Support/FileSystem.h"
 
 using namespace llq;
 
@@ -496,4 +497,65 @@ TEST_CASE("run into a caller's array: reused when it fits and is not read") {
   // Another shape: a new array.
   auto Other = cpu().run(map(Inc, fromVector(std::vector<int32_t>{9})), Into);
   CHECK(Other.raw().data(0) != Into.raw().data(0));
+}
+
+TEST_CASE("bad sizes are errors, not crashes: overflowing extents, failed allocations") {
+  int64_t Big = int64_t(1) << 32;
+  CHECK_THROWS_WITH_AS(cpu().run(fill({Big, Big}, 1.0f)),
+                       doctest::Contains("has more than 2^63-1 elements"), ArrayError);
+  // 2^61 floats: no allocator gives 8 EiB.
+  CHECK_THROWS_WITH_AS(cpu().run(fill({int64_t(1) << 61}, 1.0f)),
+                       doctest::Contains("bytes"), ArrayError);
+  auto Inc = LLQ_FN("i32 (i32 %a)", "%r = add i32 %a, 1");
+  CHECK_THROWS_WITH_AS(cpu().run(map(Inc, fill({3}, 1.0f))),
+                       doctest::Contains("map needs a function of (float), but this one takes (i32)"),
+                       ArrayError);
+  CHECK_THROWS_WITH_AS(cpu().run(reshape({4}, fill({3}, 1.0f))),
+                       doctest::Contains("reshape"), ArrayError);
+  CHECK_THROWS_WITH_AS(cpu().run(scanl1(LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b"),
+                                        fill({0}, 1.0f))),
+                       doctest::Contains("scanl1 of an empty vector"), ArrayError);
+  auto Bad = cpu().tryRun(slice(fill({2, 2}, 1.0f), 5));
+  REQUIRE(!Bad);
+  CHECK(llvm::toString(Bad.takeError()).find("slice: index 5") != std::string::npos);
+}
+
+TEST_CASE("LLQ_DUMP_IR writes each kernel's IR before and after optimisation") {
+  std::string Dir = "skeleton-dump-ir";
+  llvm::sys::fs::remove_directories(Dir);
+  RuntimeOptions O;
+  O.DumpIR = Dir;
+  Runtime R(O);
+  auto Add = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %b");
+  CHECK(R.run(fold(Add, int64_t(0), enumFromN({10}, int64_t(1)))).scalar().get<int64_t>() == 55);
+  std::error_code EC;
+  int Plain = 0, Optimised = 0;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
+    llvm::StringRef P = It->path();
+    if (P.ends_with(".opt.ll"))
+      ++Optimised;
+    else if (P.ends_with(".ll"))
+      ++Plain;
+  }
+  CHECK(Plain == 1);
+  CHECK(Optimised == 1);
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST_CASE("a fold whose function allows reassociation vectorizes (-mcpu=haswell)") {
+  RuntimeOptions O;
+  O.CPU = "haswell";
+  Runtime R(O);
+  auto Mul = LLQ_FN("float (float %a, float %b)", "%r = fmul float %a, %b");
+  auto Exact = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  auto Reassoc = LLQ_FN("float (float %a, float %b)", "%r = fadd reassoc float %a, %b");
+  auto X = fromVector(std::vector<float>(64, 1.0f));
+  auto Plain = R.kernelIR(fold(Exact, 0.0f, zipWith(Mul, X, X)), true);
+  auto Vector = R.kernelIR(fold(Reassoc, 0.0f, zipWith(Mul, X, X)), true);
+  REQUIRE(Plain);
+  REQUIRE(Vector);
+  // Index order is kept unless the function says otherwise.
+  CHECK(Plain->find("fadd <8 x float>") == std::string::npos);
+  CHECK(Plain->find("fadd reassoc") == std::string::npos);
+  CHECK(Vector->find("fadd reassoc <8 x float>") != std::string::npos);
 }

@@ -19,7 +19,7 @@
 #ifndef LLQUOTE_SKELETONS_SKELETON_H
 #define LLQUOTE_SKELETONS_SKELETON_H
 
-#include "Node.h"
+#include "llquote/skeletons/Node.h"
 #include "llquote/runtime/Scheduler.h"
 #include <map>
 
@@ -200,5 +200,17 @@ llvm::Error segmentsOf(Launch &L, const Node &Segs, int64_t Inner,
 const Skeleton &materializeSkeleton();
 
 } // namespace llq::detail
+
+/// The names a skeleton outside the library uses (docs/SkeletonAuthoring.md).
+namespace llq::authoring {
+using detail::Backend;
+using detail::failure;
+using detail::irType;
+using detail::KernelGen;
+using detail::Launch;
+using detail::makeConsumer;
+using detail::Node;
+using detail::Skeleton;
+} // namespace llq::authoring
 
 #endif // LLQUOTE_SKELETONS_SKELETON_H
