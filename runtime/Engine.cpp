@@ -522,8 +522,12 @@ llvm::Expected<std::unique_ptr<MemoryBuffer>> emitObject(Module &M,
       /*RequiresNullTerminator=*/false);
 }
 
-/// The first function the module defines, to name the kernel in the log.
+/// The first function the module exports (else the first it defines), to
+/// name the kernel in the log.
 std::string kernelName(const Module &M) {
+  for (const Function &F : M)
+    if (!F.isDeclaration() && !F.hasLocalLinkage())
+      return ("@" + F.getName()).str();
   for (const Function &F : M)
     if (!F.isDeclaration())
       return ("@" + F.getName()).str();

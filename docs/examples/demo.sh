@@ -3,7 +3,8 @@
 # minimal SSA, reads plain LLVM IR, optimises it for this machine, emits
 # assembly, and points at a mistake the way LLVM tools do.
 set -u
-fmt=${1:?usage: demo.sh path/to/llquote-fmt}
+fmt=${1:?usage: demo.sh path/to/llquote-fmt [path/to/examples]}
+examples=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 step "llquote-fmt sum.ll: a for loop over a reassigned variable, in minimal SSA"
@@ -20,4 +21,20 @@ step "llquote-fmt typo.ll: a located error, exit status 1"
 "$fmt" "$here/typo.ll"
 status=$?
 echo "(exit status $status)"
-[ "$status" -eq 1 ]
+[ "$status" -eq 1 ] || exit 1
+[ -n "$examples" ] || exit 0
+
+# The skeletons: templates in the dialect, instantiated per operation,
+# lowered to SSA, JIT-compiled and run on every core.
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
+step "Jacobi iteration: one stencil skeleton, compiled once, found by structure on every later step"
+LLQ_VERBOSE=1 LLQ_CACHE_DIR="$cache" "$examples/llquote-example-jacobi" --n 1024 --steps 4 || exit 1
+step "A dot product, fold (+) 0 (zipWith (*) x y): one fused kernel"
+LLQ_VERBOSE=1 LLQ_CACHE_DIR="$cache" "$examples/llquote-example-dot" --n 10000000 || exit 1
+step "The same program again: a new process loads the kernel from the disk cache"
+LLQ_VERBOSE=1 LLQ_CACHE_DIR="$cache" "$examples/llquote-example-dot" --n 10000000 || exit 1
+step "All-pairs n-body, Black-Scholes and Gaussian + Sobel, each checked against plain C++"
+"$examples/llquote-example-nbody" --n 2000 --steps 2 || exit 1
+"$examples/llquote-example-blackscholes" --n 1000000 || exit 1
+"$examples/llquote-example-blursobel" --width 2048 --height 2048 || exit 1

@@ -289,12 +289,18 @@ RuntimeImpl::kernelFor(const Node &Root) {
     K->Phases.push_back(*F);
   }
   ++Built;
-  if (Verbose)
+  if (Verbose) {
+    const char *How = Added->Origin == rt::KernelOrigin::Compiled
+                          ? "compiled"
+                          : Added->Origin == rt::KernelOrigin::DiskCache
+                                ? "loaded from the disk cache"
+                                : "found in the engine's memory cache";
     llvm::errs() << fmt::format(
-        "llquote: {}: instantiated and compiled in {:.1f} ms\n", Name,
+        "llquote: {}: instantiated and {} in {:.1f} ms\n", Name, How,
         std::chrono::duration<double, std::milli>(
             std::chrono::steady_clock::now() - Start)
             .count());
+  }
   Cache.emplace(std::move(Key), K);
   return std::shared_ptr<const Kernel>(K);
 }
