@@ -49,6 +49,7 @@ size_t llq::rt::byteSize(ScalarKind Kind) {
     return 1;
   case ScalarKind::I16:
   case ScalarKind::U16:
+  case ScalarKind::F16:
     return 2;
   case ScalarKind::I32:
   case ScalarKind::U32:
@@ -81,6 +82,8 @@ const char *llq::rt::kindName(ScalarKind Kind) {
     return "u32";
   case ScalarKind::U64:
     return "u64";
+  case ScalarKind::F16:
+    return "f16";
   case ScalarKind::F32:
     return "f32";
   case ScalarKind::F64:

@@ -274,7 +274,7 @@ static std::string enumValue(KernelGen &G, const Node &N, const std::string &L,
   std::string Start = G.constant(N, 0, Code);
   ScalarKind K = N.Type.field(0);
   std::string Ty = irType(K), V = G.fresh("e"), R = G.fresh("e");
-  if (K == ScalarKind::F32 || K == ScalarKind::F64) {
+  if (K == ScalarKind::F16 || K == ScalarKind::F32 || K == ScalarKind::F64) {
     Code += fmt::format("  {} = sitofp i64 {} to {}\n", V, L, Ty);
     Code += fmt::format("  {} = fadd {} {}, {}\n", R, Ty, Start, V);
   } else {

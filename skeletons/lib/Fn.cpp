@@ -48,7 +48,7 @@ std::string atomicOpOf(const Function &F) {
   Type *T = F.getReturnType();
   if (T != F.getArg(0)->getType() || T != F.getArg(1)->getType())
     return "";
-  if (!(T->isFloatTy() || T->isDoubleTy() ||
+  if (!(T->isHalfTy() || T->isFloatTy() || T->isDoubleTy() ||
         (T->isIntegerTy() && T->getIntegerBitWidth() >= 8)))
     return "";
   const Instruction &I = F.front().front();

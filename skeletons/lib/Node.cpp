@@ -29,6 +29,8 @@ std::string llq::detail::irType(ScalarKind K) {
   case ScalarKind::I64:
   case ScalarKind::U64:
     return "i64";
+  case ScalarKind::F16:
+    return "half";
   case ScalarKind::F32:
     return "float";
   case ScalarKind::F64:
@@ -59,7 +61,7 @@ std::optional<ElemType> llq::detail::elemTypeOf(const std::string &IR) {
       {"i8", ScalarKind::I8},       {"i16", ScalarKind::I16},
       {"i32", ScalarKind::I32},     {"i64", ScalarKind::I64},
       {"float", ScalarKind::F32},   {"double", ScalarKind::F64},
-      {"i1", ScalarKind::Bool}};
+      {"i1", ScalarKind::Bool},     {"half", ScalarKind::F16}};
   for (auto &[Name, Kind] : Scalars)
     if (IR == Name)
       return ElemType::scalar(Kind);
@@ -497,6 +499,11 @@ static std::string fieldStr(ScalarKind K, uint64_t B) {
     return fmt::format("{}", As(uint32_t()));
   case ScalarKind::U64:
     return fmt::format("{}", As(uint64_t()));
+  case ScalarKind::F16: {
+    rt::half H;
+    std::memcpy(&H, &B, sizeof(H));
+    return fmt::format("{}", float(H));
+  }
   case ScalarKind::F32:
     return fmt::format("{}", As(float()));
   case ScalarKind::F64:

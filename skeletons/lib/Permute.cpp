@@ -110,7 +110,8 @@ public:
       if (K == ScalarKind::Bool) {
         ToT = "  %oldv = trunc i8 %cur to i1\n";
         FromT = "  %newb = zext i1 %newv to i8\n";
-      } else if (K == ScalarKind::F32 || K == ScalarKind::F64) {
+      } else if (K == ScalarKind::F16 || K == ScalarKind::F32 ||
+                 K == ScalarKind::F64) {
         ToT = fmt::format("  %oldv = bitcast {} %cur to {}\n", B, T);
         FromT = fmt::format("  %newb = bitcast {} %newv to {}\n", T, B);
       } else {

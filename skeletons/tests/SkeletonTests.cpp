@@ -122,8 +122,9 @@ TEST_CASE("fusion: dot, SAXPY and RMSE compile to one kernel without a temporary
   CHECK(Rmse == 1.0f);
 }
 
-TEST_CASE_TEMPLATE("map, zipWith, fold and scans against C++ loops", T, int32_t,
-                   int64_t, uint8_t, float, double) {
+TEST_CASE_TEMPLATE("map, zipWith, fold and scans against C++ loops", T, int8_t,
+                   int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                   uint64_t, float, double) {
   std::string Ty = llq::detail::irTypeOf<T>();
   bool FP = std::is_floating_point_v<T>;
   Fn Add(Ty + " (" + Ty + " %a, " + Ty + " %b)",
@@ -558,4 +559,39 @@ TEST_CASE("a fold whose function allows reassociation vectorizes (-mcpu=haswell)
   CHECK(Plain->find("fadd <8 x float>") == std::string::npos);
   CHECK(Plain->find("fadd reassoc") == std::string::npos);
   CHECK(Vector->find("fadd reassoc <8 x float>") != std::string::npos);
+}
+
+TEST_CASE("half and bool elements") {
+  using llq::rt::half;
+  std::vector<half> Hs;
+  for (int I = 0; I < 1000; ++I)
+    Hs.push_back(half(float(I % 8) * 0.5f));
+  auto H = fromVector(Hs);
+  auto Twice = LLQ_FN("half (half %a)", "%r = fadd half %a, %a");
+  auto AddH = LLQ_FN("half (half %a, half %b)", "%r = fadd half %a, %b");
+  std::vector<half> D = cpu().run(map(Twice, H)).toVector<half>();
+  for (int I = 0; I < 1000; ++I)
+    REQUIRE(float(D[size_t(I)]) == float(Hs[size_t(I)]) * 2);
+  // A small sum is exact in half: 4 * (0 + 0.5 + ... + 3.5) per 32 = 14 * 8.
+  auto Small = fromVector(std::vector<half>(Hs.begin(), Hs.begin() + 32));
+  for (Runtime *R : {&cpu(), &seq()})
+    CHECK(float(R->run(fold(AddH, half(0.0f), Small)).scalar().get<half>()) == 56.0f);
+  CHECK(fmt::format("{}", fromVector(std::vector<half>{half(1.5f)})) == "Vector (Z :. 1) [1.5]");
+  // Booleans: stored as bytes, i1 in functions.
+  std::vector<bool> Bs;
+  for (int I = 0; I < 1001; ++I)
+    Bs.push_back(I % 3 == 0);
+  auto B = fromVector(Bs);
+  auto Not = LLQ_FN("i1 (i1 %a)", "%r = xor i1 %a, true");
+  auto Or = LLQ_FN("i1 (i1 %a, i1 %b)", "%r = or i1 %a, %b");
+  auto And = LLQ_FN("i1 (i1 %a, i1 %b)", "%r = and i1 %a, %b");
+  std::vector<bool> N = cpu().run(map(Not, B)).toVector<bool>();
+  for (size_t I = 0; I < Bs.size(); ++I)
+    REQUIRE(N[I] == !Bs[I]);
+  CHECK(cpu().run(fold(Or, false, B)).scalar().get<bool>() == true);
+  CHECK(cpu().run(fold(And, true, B)).scalar().get<bool>() == false);
+  // A permute into bools: a cmpxchg loop on bytes.
+  auto Bin = LLQ_FN("i64 (i64 %i)", "%r = srem i64 %i, 4");
+  auto Flags = cpu().run(permute(Or, fill({4}, false), Bin, B)).toVector<bool>();
+  CHECK(Flags == std::vector<bool>{true, true, true, true});
 }

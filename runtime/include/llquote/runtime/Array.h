@@ -52,8 +52,12 @@ enum class ScalarKind : uint8_t {
   U64,
   F32,
   F64,
-  Bool
+  Bool,
+  F16, ///< IEEE half precision: C++ `llq::rt::half`, LLVM `half`.
 };
+
+/// The C++ type of half-precision elements.
+using half = _Float16;
 
 /// Bytes per element: 1, 2, 4 or 8.
 size_t byteSize(ScalarKind Kind);
@@ -80,6 +84,7 @@ LLQ_RT_SCALAR(uint64_t, U64)
 LLQ_RT_SCALAR(float, F32)
 LLQ_RT_SCALAR(double, F64)
 LLQ_RT_SCALAR(bool, Bool)
+LLQ_RT_SCALAR(half, F16)
 #undef LLQ_RT_SCALAR
 static_assert(sizeof(bool) == 1, "bool elements are stored as one byte");
 
