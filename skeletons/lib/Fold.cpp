@@ -176,7 +176,7 @@ public:
       return E;
     unsigned T = L.backend().parallelism();
     int64_t Chunks;
-    if (N1 == 0)
+    if (N1 == 0 || Rows == 0)
       Chunks = 0;
     else if (T == 1 || Rows >= 2 * int64_t(T))
       Chunks = 1;

@@ -10,6 +10,7 @@
 #include "llquote/Skeletons.h"
 #include <cmath>
 #include <doctest/doctest.h>
+#include <numeric>
 #include <random>
 #include "llvm/Support/FileSystem.h"
 
@@ -594,4 +595,64 @@ TEST_CASE("half and bool elements") {
   auto Bin = LLQ_FN("i64 (i64 %i)", "%r = srem i64 %i, 4");
   auto Flags = cpu().run(permute(Or, fill({4}, false), Bin, B)).toVector<bool>();
   CHECK(Flags == std::vector<bool>{true, true, true, true});
+}
+
+TEST_CASE("random shapes of rank 1 to 3: map, zipWith, fold, transpose-like backpermute") {
+  std::mt19937_64 G(42);
+  auto Add = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %b");
+  auto Mix = LLQ_FN("i64 (i64 %a, i32 %b)",
+                    "%w = sext i32 %b to i64\n %m = mul i64 %w, 3\n %r = sub i64 %a, %m");
+  for (int Case = 0; Case < 40; ++Case) {
+    unsigned Rank = 1 + unsigned(G() % 3);
+    std::vector<int64_t> E, F;
+    for (unsigned D = 0; D < Rank; ++D) {
+      E.push_back(int64_t(G() % (Case < 20 ? 6 : 70)));
+      F.push_back(E.back() + int64_t(G() % 3)); // B is larger: an intersection
+    }
+    CAPTURE(Case);
+    int64_t NE = 1, NF = 1;
+    for (unsigned D = 0; D < Rank; ++D)
+      NE *= E[D], NF *= F[D];
+    std::vector<int64_t> As(static_cast<size_t>(NE));
+    std::vector<int32_t> Bs(static_cast<size_t>(NF));
+    for (auto &X : As)
+      X = int64_t(G() % 1000) - 500;
+    for (auto &X : Bs)
+      X = int32_t(G() % 100);
+    auto A = fromVector(E, As);
+    auto B = fromVector(F, Bs);
+    // zipWith over the intersection (A's shape), then fold the innermost.
+    auto Z = zipWith(Mix, A, B);
+    std::vector<int64_t> WantZ(As.size());
+    for (int64_t L = 0; L < NE; ++L) {
+      int64_t Q = L, LF = 0, Stride = 1;
+      for (unsigned D = Rank; D-- > 0;) {
+        LF += (Q % E[D]) * Stride;
+        Q /= E[D];
+        Stride *= F[D];
+      }
+      WantZ[size_t(L)] = As[size_t(L)] - 3 * int64_t(Bs[size_t(LF)]);
+    }
+    for (Runtime *R : {&cpu(), &seq()}) {
+      CHECK(R->run(Z).toVector<int64_t>() == WantZ);
+      std::vector<int64_t> Rows = R->run(fold(Add, int64_t(7), Z)).toVector<int64_t>();
+      int64_t Inner = E[Rank - 1], NRows = Inner ? NE / Inner : 1;
+      if (Inner == 0) {
+        NRows = 1;
+        for (unsigned D = 0; D + 1 < Rank; ++D)
+          NRows *= E[D];
+      }
+      REQUIRE(Rows.size() == size_t(NRows));
+      bool Ok = true;
+      for (int64_t Row = 0; Row < NRows; ++Row) {
+        int64_t S = 7;
+        for (int64_t J = 0; J < Inner; ++J)
+          S += WantZ[size_t(Row * Inner + J)];
+        Ok = Ok && Rows[size_t(Row)] == S;
+      }
+      CHECK(Ok);
+      CHECK(R->run(foldAll(Add, int64_t(0), Z)).scalar().get<int64_t>() ==
+            std::accumulate(WantZ.begin(), WantZ.end(), int64_t(0)));
+    }
+  }
 }
