@@ -235,14 +235,27 @@ public:
   template <typename U = T> std::vector<U> toVector() const {
     static_assert(!std::is_same_v<U, Dyn>, "toVector<T>() of an Array<>");
     detail::checkArrayType(type(), ElemType::of<U>());
-    std::vector<U> Out;
-    Out.reserve(size_t(size()));
-    for (int64_t I = 0; I < size(); ++I)
-      Out.push_back(at(I).template get<U>());
-    return Out;
+    if constexpr (rt::ScalarKindOf<U>::Valid) {
+      return std::move(*A->template toVector<U>(0));
+    } else {
+      return tupleVector<U>(
+          std::make_index_sequence<std::tuple_size_v<U>>());
+    }
   }
   /// The same data, typed; throws ArrayError if U is not the element type.
   template <typename U> Array<U> as() const { return Array<U>(A); }
+
+private:
+  template <typename U, size_t... I>
+  std::vector<U> tupleVector(std::index_sequence<I...>) const {
+    auto Fields = std::make_tuple(
+        std::move(*A->template toVector<std::tuple_element_t<I, U>>(I))...);
+    std::vector<U> Out;
+    Out.reserve(size_t(size()));
+    for (size_t K = 0; K < size_t(size()); ++K)
+      Out.emplace_back(std::get<I>(Fields)[K]...);
+    return Out;
+  }
 };
 
 /// The array in Accelerate's layout: `Vector (Z :. 3) [1,2,3]`,
