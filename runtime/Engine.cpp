@@ -869,7 +869,9 @@ Error Engine::optimize(Module &M, KernelOptions Options) const {
       createTargetMachine(Options);
   if (!TM)
     return TM.takeError();
-  return runPipeline(M, **TM, OptLevel, Options.FastMath);
+  return recoverFatalErrors(kernelName(M), [&] {
+    return runPipeline(M, **TM, OptLevel, Options.FastMath);
+  });
 }
 
 llvm::Expected<orc::ExecutorAddr> Engine::lookupAddress(StringRef Name) {
