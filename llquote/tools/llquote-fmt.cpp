@@ -261,6 +261,8 @@ int main(int argc, char **argv) {
     InitializeAllTargets();
     InitializeAllTargetMCs();
     InitializeAllAsmPrinters();
+    // Objects with inline assembly need the target's assembly parser.
+    InitializeAllAsmParsers();
     Expected<std::unique_ptr<TargetMachine>> TMOrErr = createTargetMachine(**M);
     if (!TMOrErr)
       return fail(toString(TMOrErr.takeError()));
