@@ -30,6 +30,8 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -574,11 +576,37 @@ void enableFatalErrorRecovery() {
   (void)Done;
 }
 
-/// Runs \p Fn; an LLVM fatal error or a crash inside it comes back as an
-/// error naming \p What. After one, Fn's stack was left by longjmp: what it
+/// Keeps the first error diagnostic instead of letting LLVMContext's
+/// default handler print it and exit the process (an inline assembly
+/// mistake in code generation is one). Other diagnostics are left to the
+/// context's own handling.
+struct FirstErrorDiagnostic : DiagnosticHandler {
+  std::string Message;
+  bool handleDiagnostics(const DiagnosticInfo &DI) override {
+    if (DI.getSeverity() != DS_Error)
+      return false;
+    if (Message.empty()) {
+      raw_string_ostream OS(Message);
+      DiagnosticPrinterRawOStream Printer(OS);
+      DI.print(Printer);
+    }
+    return true;
+  }
+};
+
+/// Runs \p Fn with \p Ctx's error diagnostics kept; an error diagnostic, an
+/// LLVM fatal error or a crash inside it comes back as an error naming
+/// \p What. After one, Fn's stack was left by longjmp: what it
 /// allocated is leaked (not freed: destructors did not run) and the module
 /// it worked on is in whatever state the failing pass left it.
-Error recoverFatalErrors(StringRef What, function_ref<Error()> Fn) {
+Error recoverFatalErrors(LLVMContext &Ctx, StringRef What,
+                         function_ref<Error()> Fn) {
+  // Ctx is the module's, held under its ThreadSafeContext's lock by the
+  // caller: no other thread sees the handler swapped.
+  auto Diagnostics = std::make_unique<FirstErrorDiagnostic>();
+  FirstErrorDiagnostic &Diag = *Diagnostics;
+  std::unique_ptr<DiagnosticHandler> Saved = Ctx.getDiagnosticHandler();
+  Ctx.setDiagnosticHandler(std::move(Diagnostics));
   std::string Reason;
   Error Result = Error::success();
   CrashRecoveryContext CRC;
@@ -593,6 +621,13 @@ Error recoverFatalErrors(StringRef What, function_ref<Error()> Fn) {
   __lsan_enable();
 #endif
   FatalReason = nullptr;
+  std::string Diagnosed = std::move(Diag.Message);
+  Ctx.setDiagnosticHandler(std::move(Saved));
+  if (Finished && !Diagnosed.empty()) {
+    consumeError(std::move(Result));
+    return createStringError(inconvertibleErrorCode(),
+                             "error in " + What + ": " + Diagnosed);
+  }
   if (Finished)
     return Result;
   // Fn never returned, so Result is still the success it started as.
@@ -812,7 +847,7 @@ Engine::buildObject(Module &M, const std::string &Key, KernelOptions Options,
   if (!TM)
     return TM.takeError();
   std::unique_ptr<MemoryBuffer> Code;
-  if (Error Err = recoverFatalErrors(kernelName(M), [&]() -> Error {
+  if (Error Err = recoverFatalErrors(M.getContext(), kernelName(M), [&]() -> Error {
         if (Error Err = runPipeline(M, **TM, OptLevel, Options.FastMath))
           return Err;
         llvm::Expected<std::unique_ptr<MemoryBuffer>> Obj = emitObject(M, **TM);
@@ -869,7 +904,7 @@ Error Engine::optimize(Module &M, KernelOptions Options) const {
       createTargetMachine(Options);
   if (!TM)
     return TM.takeError();
-  return recoverFatalErrors(kernelName(M), [&] {
+  return recoverFatalErrors(M.getContext(), kernelName(M), [&] {
     return runPipeline(M, **TM, OptLevel, Options.FastMath);
   });
 }

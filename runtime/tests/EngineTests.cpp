@@ -384,6 +384,27 @@ define <16 x float> @reciprocal(<16 x float> %x) {
   CHECK(E->counters().MemoryHits == 1);
 }
 
+TEST_CASE("inline_asm_error_is_an_error_not_an_exit_of_the_process") {
+  if (llvm::Triple(llvm::sys::getProcessTriple()).getArch() !=
+      llvm::Triple::x86_64)
+    return; // The assembly is x86's.
+  // LLVMContext's default handler prints an error diagnostic and exits.
+  const char *BadAsm = R"(
+define void @frob() {
+  call void asm sideeffect "frobnicate %eax", ""()
+  ret void
+}
+)";
+  std::unique_ptr<Engine> E = makeEngine();
+  std::string Message = errorOf(E->addModule(parseModule(BadAsm)));
+  CHECK(Message.find("error in @frob: ") == 0);
+  CHECK(Message.find("invalid instruction mnemonic 'frobnicate'") !=
+        std::string::npos);
+  require(E->addModule(parseModule(AddMulIR)));
+  auto *AddMul = require(E->lookup<int64_t(int64_t, int64_t)>("addmul"));
+  CHECK(AddMul(1, 1) == 6);
+}
+
 //===----------------------------------------------------------------------===//
 // The memory cache
 //===----------------------------------------------------------------------===//
