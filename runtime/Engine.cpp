@@ -15,6 +15,13 @@
 // removing a kernel's tracker evicts it from the memory cache however the
 // removal is made.
 //
+// No LLVM fatal error ends the host: code generation (the -O pipeline and
+// the instruction selector) runs under a CrashRecoveryContext, and a
+// process-wide fatal error handler turns report_fatal_error ("Cannot
+// select") inside it into an llvm::Error of addModule. A call to another
+// target's intrinsic is refused before that. See docs/Runtime.md for what
+// is discarded after a caught fatal error.
+//
 //===----------------------------------------------------------------------===//
 
 #include "llquote/runtime/Engine.h"
@@ -23,6 +30,8 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -31,6 +40,8 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -43,6 +54,16 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/lsan_interface.h>
+#define LLQ_HAS_LSAN 1
+#endif
+#endif
+#if !defined(LLQ_HAS_LSAN) && defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define LLQ_HAS_LSAN 1
+#endif
 
 using namespace llvm;
 
@@ -522,6 +543,118 @@ llvm::Expected<std::unique_ptr<MemoryBuffer>> emitObject(Module &M,
       /*RequiresNullTerminator=*/false);
 }
 
+//===----------------------------------------------------------------------===//
+// LLVM's fatal errors
+//===----------------------------------------------------------------------===//
+
+/// Where the fatal error handler puts its reason, on a thread that is
+/// generating code under recoverFatalErrors; null elsewhere.
+thread_local std::string *FatalReason = nullptr;
+
+/// Inside recoverFatalErrors: keeps the reason and jumps back to RunSafely
+/// (HandleExit does not return). Elsewhere it does what LLVM does without a
+/// handler (print, then report_fatal_error aborts), so that the engine
+/// changes nothing for the host's own use of LLVM.
+void onFatalError(void *, const char *Reason, bool) {
+  CrashRecoveryContext *CRC = CrashRecoveryContext::GetCurrent();
+  if (FatalReason && CRC) {
+    // Some reasons end in a newline of their own.
+    *FatalReason = StringRef(Reason).rtrim().str();
+    CRC->HandleExit(1);
+  }
+  errs() << "LLVM ERROR: " << Reason << "\n";
+}
+
+/// Installs the handler and enables crash recovery, once per process: both
+/// are process-wide, and engines may be created from several threads.
+void enableFatalErrorRecovery() {
+  static const bool Done = [] {
+    install_fatal_error_handler(onFatalError);
+    CrashRecoveryContext::Enable();
+    return true;
+  }();
+  (void)Done;
+}
+
+/// Keeps the first error diagnostic instead of letting LLVMContext's
+/// default handler print it and exit the process (an inline assembly
+/// mistake in code generation is one). Other diagnostics are left to the
+/// context's own handling.
+struct FirstErrorDiagnostic : DiagnosticHandler {
+  std::string Message;
+  bool handleDiagnostics(const DiagnosticInfo &DI) override {
+    if (DI.getSeverity() != DS_Error)
+      return false;
+    if (Message.empty()) {
+      raw_string_ostream OS(Message);
+      DiagnosticPrinterRawOStream Printer(OS);
+      DI.print(Printer);
+    }
+    return true;
+  }
+};
+
+/// Runs \p Fn with \p Ctx's error diagnostics kept; an error diagnostic, an
+/// LLVM fatal error or a crash inside it comes back as an error naming
+/// \p What. After one, Fn's stack was left by longjmp: what it
+/// allocated is leaked (not freed: destructors did not run) and the module
+/// it worked on is in whatever state the failing pass left it.
+Error recoverFatalErrors(LLVMContext &Ctx, StringRef What,
+                         function_ref<Error()> Fn) {
+  // Ctx is the module's, held under its ThreadSafeContext's lock by the
+  // caller: no other thread sees the handler swapped.
+  auto Diagnostics = std::make_unique<FirstErrorDiagnostic>();
+  FirstErrorDiagnostic &Diag = *Diagnostics;
+  std::unique_ptr<DiagnosticHandler> Saved = Ctx.getDiagnosticHandler();
+  Ctx.setDiagnosticHandler(std::move(Diagnostics));
+  std::string Reason;
+  Error Result = Error::success();
+  CrashRecoveryContext CRC;
+  FatalReason = &Reason;
+#ifdef LLQ_HAS_LSAN
+  // The leak after a recovered error is deliberate; it must not fail a
+  // sanitizer build's tests.
+  __lsan_disable();
+#endif
+  bool Finished = CRC.RunSafely([&] { Result = Fn(); });
+#ifdef LLQ_HAS_LSAN
+  __lsan_enable();
+#endif
+  FatalReason = nullptr;
+  std::string Diagnosed = std::move(Diag.Message);
+  Ctx.setDiagnosticHandler(std::move(Saved));
+  if (Finished && !Diagnosed.empty()) {
+    consumeError(std::move(Result));
+    return createStringError(inconvertibleErrorCode(),
+                             "error in " + What + ": " + Diagnosed);
+  }
+  if (Finished)
+    return Result;
+  // Fn never returned, so Result is still the success it started as.
+  consumeError(std::move(Result));
+  if (Reason.empty())
+    Reason = "crashed (code " + std::to_string(CRC.RetCode) + ")";
+  return createStringError(inconvertibleErrorCode(),
+                           "LLVM fatal error in " + What + ": " + Reason);
+}
+
+/// Refuses a call to an intrinsic of another target than \p TT: the
+/// instruction selector cannot lower it and stops with a fatal error.
+Error checkIntrinsics(const Module &M, const Triple &TT) {
+  StringRef Own = Triple::getArchTypePrefix(TT.getArch());
+  for (const Function &F : M) {
+    if (!F.isTargetIntrinsic() || F.use_empty())
+      continue;
+    StringRef Prefix = F.getName().drop_front(strlen("llvm.")).split('.').first;
+    if (Prefix != Own)
+      return createStringError(
+          inconvertibleErrorCode(),
+          "module calls '@" + F.getName() + "', an intrinsic of another "
+          "target than " + TT.str());
+  }
+  return Error::success();
+}
+
 /// The first function the module exports (else the first it defines), to
 /// name the kernel in the log.
 std::string kernelName(const Module &M) {
@@ -576,6 +709,7 @@ Error Engine::initialize(const EngineOptions &Options) {
     return S.takeError();
   if (Error Err = initializeNativeTarget())
     return Err;
+  enableFatalErrorRecovery();
   Log = std::make_unique<detail::VerboseLog>(S->Verbose, Options.Log);
 
   llvm::Expected<orc::JITTargetMachineBuilder> Builder = targetFor(*S);
@@ -706,15 +840,24 @@ Engine::buildObject(Module &M, const std::string &Key, KernelOptions Options,
       return Obj;
     }
   }
+  if (Error Err = checkIntrinsics(M, Triple(TripleName)))
+    return Err;
   llvm::Expected<std::unique_ptr<TargetMachine>> TM =
       createTargetMachine(Options);
   if (!TM)
     return TM.takeError();
-  if (Error Err = runPipeline(M, **TM, OptLevel, Options.FastMath))
+  std::unique_ptr<MemoryBuffer> Code;
+  if (Error Err = recoverFatalErrors(M.getContext(), kernelName(M), [&]() -> Error {
+        if (Error Err = runPipeline(M, **TM, OptLevel, Options.FastMath))
+          return Err;
+        llvm::Expected<std::unique_ptr<MemoryBuffer>> Obj = emitObject(M, **TM);
+        if (!Obj)
+          return Obj.takeError();
+        Code = std::move(*Obj);
+        return Error::success();
+      }))
     return Err;
-  llvm::Expected<std::unique_ptr<MemoryBuffer>> Obj = emitObject(M, **TM);
-  if (!Obj)
-    return Obj.takeError();
+  llvm::Expected<std::unique_ptr<MemoryBuffer>> Obj = std::move(Code);
   ++Compiles;
   Origin = KernelOrigin::Compiled;
   if (Disk)
@@ -761,7 +904,9 @@ Error Engine::optimize(Module &M, KernelOptions Options) const {
       createTargetMachine(Options);
   if (!TM)
     return TM.takeError();
-  return runPipeline(M, **TM, OptLevel, Options.FastMath);
+  return recoverFatalErrors(M.getContext(), kernelName(M), [&] {
+    return runPipeline(M, **TM, OptLevel, Options.FastMath);
+  });
 }
 
 llvm::Expected<orc::ExecutorAddr> Engine::lookupAddress(StringRef Name) {

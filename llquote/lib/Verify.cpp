@@ -90,9 +90,29 @@ static Error verifyOne(const Function &F, const SyntaxTree &Tree,
                    Message);
 }
 
+/// Drops the debug info of \p Fs if the module's is broken, warning as
+/// verifyLocated does. Verifying a function with a malformed debug record
+/// (a `metadata !{}` variable) makes LLVM 19's verifier crash while it
+/// prints the record, so this runs first, printing nothing.
+static void dropBrokenDebugInfo(ArrayRef<Function *> Fs) {
+  if (Fs.empty())
+    return;
+  Module &M = *Fs.front()->getParent();
+  bool BrokenDebugInfo = false;
+  verifyModule(M, /*OS=*/nullptr, &BrokenDebugInfo);
+  if (!BrokenDebugInfo)
+    return;
+  bool Stripped = false;
+  for (Function *F : Fs)
+    Stripped |= stripDebugInfo(*F);
+  if (Stripped)
+    M.getContext().diagnose(DiagnosticInfoIgnoringInvalidDebugMetadata(M));
+}
+
 Error llq::verifyFunctionsLocated(ArrayRef<Function *> Fs,
                                   const SyntaxTree &Tree, const SourceMgr &SM,
                                   unsigned BufferID) {
+  dropBrokenDebugInfo(Fs);
   for (Function *F : Fs)
     if (!F->isDeclaration())
       if (Error E = verifyOne(*F, Tree, SM, BufferID))

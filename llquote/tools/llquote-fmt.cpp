@@ -2,25 +2,35 @@
 //
 // Reads a file in the llquote dialect (plain LLVM 19 IR included), builds
 // the verified module, optionally optimises it with the new pass manager on
-// the host TargetMachine, and prints it as LLVM IR, assembly or an object
-// file. Errors are printed as `file:line:col: error: ...` and exit with 1.
+// the TargetMachine of the triple it names (else the host's), and prints it
+// as LLVM IR, assembly or an object file. Errors are printed as
+// `file:line:col: error: ...` and exit with 1.
+//
+// No LLVM abort reaches the user: a call to another target's intrinsic is
+// refused, located, before code generation; any fatal error LLVM still
+// raises (report_fatal_error) is printed as one error line, and the tool
+// exits with 1 without a stack dump and without writing a partial output.
 //
 //===----------------------------------------------------------------------===//
 
 #include "llquote/Frontend.h"
 #include "llquote/Template.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 
 using namespace llvm;
 
@@ -108,23 +118,46 @@ CodeGenOptLevel codeGenLevel() {
   }
 }
 
-/// The host machine, or the one --mtriple/--mcpu or the module's triple names.
+/// The machine --mtriple names, else the module's triple, else the host's;
+/// for the host, its CPU and features unless --mcpu names a CPU. Built from
+/// the target registry, not for the JIT, so that any registered target
+/// (NVPTX, which has no JIT) can emit assembly.
 Expected<std::unique_ptr<TargetMachine>> createTargetMachine(const Module &M) {
   std::string TripleName = MTriple.empty() ? M.getTargetTriple() : MTriple;
-  orc::JITTargetMachineBuilder JTMB{Triple(TripleName)};
-  if (TripleName.empty() || Triple(TripleName) == Triple(sys::getProcessTriple())) {
-    auto Host = orc::JITTargetMachineBuilder::detectHost();
-    if (!Host)
-      return Host.takeError();
-    JTMB = std::move(*Host);
+  Triple HostTriple(sys::getProcessTriple());
+  Triple TT = TripleName.empty() ? HostTriple : Triple(Triple::normalize(TripleName));
+  std::string CPU = MCPU;
+  SubtargetFeatures Features;
+  if (TT == HostTriple && CPU.empty()) {
+    CPU = sys::getHostCPUName().str();
+    for (const auto &Feature : sys::getHostCPUFeatures())
+      Features.AddFeature(Feature.first(), Feature.second);
   }
-  if (!MCPU.empty()) {
-    JTMB.setCPU(MCPU);
-    JTMB.getFeatures() = SubtargetFeatures();
-  }
-  JTMB.setCodeGenOptLevel(codeGenLevel());
-  JTMB.setRelocationModel(Reloc::PIC_);
-  return JTMB.createTargetMachine();
+  std::string Why;
+  const Target *T = TargetRegistry::lookupTarget(TT.str(), Why);
+  if (!T)
+    return createStringError(inconvertibleErrorCode(),
+                             "no target for '" + TT.str() + "': " + Why);
+  std::unique_ptr<TargetMachine> TM(T->createTargetMachine(
+      TT.str(), CPU, Features.getString(), TargetOptions(), Reloc::PIC_,
+      std::nullopt, codeGenLevel()));
+  if (!TM)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot create a target machine for '" +
+                                 TT.str() + "'");
+  return std::move(TM);
+}
+
+/// LLVM's fatal errors (report_fatal_error, such as the instruction
+/// selector's "Cannot select") would print "LLVM ERROR" and abort with a
+/// stack dump. The tool prints one error line instead, removes the output
+/// file it was writing, and exits with 1. Nothing is printed to stdout: the
+/// output is buffered until code generation has finished.
+void onFatalError(void *, const char *Reason, bool) {
+  // Some reasons end in a newline of their own.
+  fail(StringRef(Reason).rtrim());
+  sys::RunInterruptHandlers();
+  sys::Process::Exit(1);
 }
 
 /// --check: every template of every C++ file; all errors are printed.
@@ -168,6 +201,7 @@ void optimize(Module &M, TargetMachine &TM) {
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
+  install_fatal_error_handler(onFatalError);
   cl::HideUnrelatedOptions(FmtCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -227,10 +261,17 @@ int main(int argc, char **argv) {
     InitializeAllTargets();
     InitializeAllTargetMCs();
     InitializeAllAsmPrinters();
+    // Objects with inline assembly need the target's assembly parser.
+    InitializeAllAsmParsers();
     Expected<std::unique_ptr<TargetMachine>> TMOrErr = createTargetMachine(**M);
     if (!TMOrErr)
       return fail(toString(TMOrErr.takeError()));
     TM = std::move(*TMOrErr);
+    // Only code generation chokes on another target's intrinsic; IR output
+    // may hold one (a module for the GPU, printed on the host).
+    if (Emit != EmitKind::LLVM)
+      if (Error E = llq::checkTargetIntrinsics(**M, TM->getTargetTriple(), SM, ID))
+        return reportError(std::move(E));
     // A module that names no target takes the machine's; one that does
     // keeps its own, so nothing the user wrote is changed.
     if ((*M)->getTargetTriple().empty())
@@ -250,12 +291,15 @@ int main(int argc, char **argv) {
   if (Emit == EmitKind::LLVM) {
     (*M)->print(Out.os(), nullptr);
   } else {
+    SmallVector<char, 0> Code;
+    raw_svector_ostream CodeStream(Code);
     legacy::PassManager PM;
     CodeGenFileType FT = Emit == EmitKind::Asm ? CodeGenFileType::AssemblyFile
                                                : CodeGenFileType::ObjectFile;
-    if (TM->addPassesToEmitFile(PM, Out.os(), nullptr, FT))
+    if (TM->addPassesToEmitFile(PM, CodeStream, nullptr, FT))
       return fail("the target cannot emit this file type");
     PM.run(**M);
+    Out.os() << StringRef(Code.data(), Code.size());
   }
   Out.keep();
   return 0;

@@ -25,6 +25,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -336,6 +337,72 @@ TEST_CASE("module_for_another_target_is_rejected") {
   std::string Message = errorOf(E->addModule(parseModule(IR)));
   CHECK(Message.find("module targets aarch64-unknown-linux-gnu") !=
         std::string::npos);
+}
+
+TEST_CASE("intrinsic_of_another_target_is_refused_before_code_generation") {
+  const char *IR = R"(
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+define i32 @tid() {
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  ret i32 %t
+}
+)";
+  std::unique_ptr<Engine> E = makeEngine();
+  std::string Message = errorOf(E->addModule(parseModule(IR)));
+  CHECK(Message.find("'@llvm.nvvm.read.ptx.sreg.tid.x', an intrinsic of "
+                     "another target") != std::string::npos);
+  CHECK(E->counters().Compiles == 0);
+}
+
+TEST_CASE("llvm_fatal_error_in_codegen_is_an_error_and_the_next_kernel_compiles") {
+  if (llvm::Triple(llvm::sys::getProcessTriple()).getArch() !=
+      llvm::Triple::x86_64)
+    return; // The planted error is an x86 one.
+  // An AVX-512 intrinsic on a CPU without AVX-512: the x86 instruction
+  // selector stops with report_fatal_error ("Do not know how to split").
+  const char *Fatal = R"(
+declare <16 x float> @llvm.x86.avx512.rcp14.ps.512(<16 x float>, <16 x float>, i16)
+define <16 x float> @reciprocal(<16 x float> %x) {
+  %r = call <16 x float> @llvm.x86.avx512.rcp14.ps.512(<16 x float> %x, <16 x float> %x, i16 -1)
+  ret <16 x float> %r
+}
+)";
+  EngineOptions O = isolated();
+  O.CPU = "x86-64";
+  std::unique_ptr<Engine> E = makeEngine(O);
+  for (int Attempt = 0; Attempt < 2; ++Attempt) {
+    std::string Message = errorOf(E->addModule(parseModule(Fatal)));
+    CHECK(Message == "LLVM fatal error in @reciprocal: Do not know how to "
+                     "split the result of this operator!");
+  }
+  // The process, the session and the memory cache go on.
+  require(E->addModule(parseModule(AddMulIR)));
+  auto *AddMul = require(E->lookup<int64_t(int64_t, int64_t)>("addmul"));
+  CHECK(AddMul(2, 5) == 21);
+  CHECK(E->counters().Compiles == 1);
+  require(E->addModule(parseModule(AddMulIR)));
+  CHECK(E->counters().MemoryHits == 1);
+}
+
+TEST_CASE("inline_asm_error_is_an_error_not_an_exit_of_the_process") {
+  if (llvm::Triple(llvm::sys::getProcessTriple()).getArch() !=
+      llvm::Triple::x86_64)
+    return; // The assembly is x86's.
+  // LLVMContext's default handler prints an error diagnostic and exits.
+  const char *BadAsm = R"(
+define void @frob() {
+  call void asm sideeffect "frobnicate %eax", ""()
+  ret void
+}
+)";
+  std::unique_ptr<Engine> E = makeEngine();
+  std::string Message = errorOf(E->addModule(parseModule(BadAsm)));
+  CHECK(Message.find("error in @frob: ") == 0);
+  CHECK(Message.find("invalid instruction mnemonic 'frobnicate'") !=
+        std::string::npos);
+  require(E->addModule(parseModule(AddMulIR)));
+  auto *AddMul = require(E->lookup<int64_t(int64_t, int64_t)>("addmul"));
+  CHECK(AddMul(1, 1) == 6);
 }
 
 //===----------------------------------------------------------------------===//

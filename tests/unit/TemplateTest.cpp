@@ -10,6 +10,8 @@
 #include "llquote/Template.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 #include <doctest/doctest.h>
 #include <thread>
@@ -245,4 +247,23 @@ TEST_CASE("an_error_at_an_antiquote_notes_what_is_bound_there") {
   std::string E = toString(M.takeError());
   CHECK(E.find("k.cpp:8:19: error: ") == 0);
   CHECK(E.find("note: 'c' is bound to the constant 'i64 5'") != std::string::npos);
+}
+
+// Found by fuzz.template (a conformance file, instantiated into a module):
+// LLVM's verifier crashed printing a debug record whose variable is `!{}`.
+// Broken debug info is dropped with a warning, as a module template does.
+TEST_CASE("definitions_with_broken_debug_info_do_not_crash_the_verifier") {
+  Template T(R"(
+declare void @llvm.dbg.value(metadata, metadata, metadata)
+define void @f() {
+  call void @llvm.dbg.value(metadata i32 0, metadata !{}, metadata !DIExpression())
+  ret void
+}
+)", "broken-debug.ll", 1, 1, Granularity::Definitions);
+  LLVMContext Ctx;
+  Ctx.setDiagnosticHandlerCallBack([](const DiagnosticInfo *, void *) {});
+  Module M("host", Ctx);
+  Expected<std::vector<GlobalValue *>> Added = T.instantiateInto(M);
+  REQUIRE_MESSAGE(bool(Added), toString(Added.takeError()));
+  CHECK(!verifyModule(M, &errs()));
 }

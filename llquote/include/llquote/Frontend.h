@@ -16,6 +16,7 @@
 #include "llquote/Diagnostics.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/TargetParser/Triple.h"
 #include <memory>
 
 namespace llq {
@@ -60,6 +61,13 @@ parseInto(llvm::SourceMgr &SM, unsigned BufferID, llvm::Module &M,
 llvm::Expected<std::unique_ptr<llvm::Module>>
 parseModuleString(llvm::StringRef Source, llvm::StringRef BufferName,
                   llvm::LLVMContext &Ctx, const FrontendOptions &Opts = {});
+
+/// Refuses a call, in \p M, to an intrinsic of another target than \p TT's
+/// (`llvm.nvvm.*` on x86-64): code generation would stop the process on it.
+/// The error is located at the call in buffer \p BufferID of \p SM, which
+/// \p M was built from, and names the intrinsic and its target.
+llvm::Error checkTargetIntrinsics(const llvm::Module &M, const llvm::Triple &TT,
+                                  const llvm::SourceMgr &SM, unsigned BufferID);
 
 } // namespace llq
 
