@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/skeletons/Node.h"
+#include "llquote/Diagnostics.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -118,17 +119,41 @@ void readFn(FnImpl &P) {
     return;
   }
   std::string Ret = Sig.take_front(Open).trim().str();
-  // One line, so that the body's first line is the LLQ_FN's line.
-  std::string Text = "define internal " + Ret + " $gid:name" +
-                     Sig.drop_front(Open).str() + " alwaysinline { entry: " +
-                     P.Body + "\n  ret " + Ret + " %r\n}\n";
-  P.Def = std::make_unique<Template>(Text, P.File, P.Line, 1,
+  // The header has a line of its own, the one before the LLQ_FN's line, so
+  // that the body's lines are the C++ lines the user wrote (a body that
+  // starts with a newline, as R"( bodies do, starts on the next C++ line).
+  std::string Head = "define internal " + Ret + " $gid:name";
+  std::string Text = Head + Sig.drop_front(Open).str() +
+                     " alwaysinline { entry:\n" + P.Body + "\n  ret " + Ret +
+                     " %r\n}\n";
+  unsigned HeadLine = P.Line > 1 ? P.Line - 1 : 1;
+  P.Def = std::make_unique<Template>(Text, P.File, HeadLine, 1,
                                      Granularity::Definitions);
   LLVMContext Ctx;
   Module M("fn", Ctx);
   auto Added = P.Def->instantiateInto(M, {{"name", "f"}});
   if (!Added) {
-    P.Error = toString(Added.takeError());
+    // An error in the header is in the signature: report it at the LLQ_FN's
+    // line, on the signature as written, not on the generated header.
+    size_t Prefix = std::string("define internal ").size();
+    size_t Name = std::string(" $gid:name").size();
+    P.Error = toString(mapDiagnostics(
+        Added.takeError(), [&](const SMDiagnostic &D) -> SMDiagnostic {
+          if (!D.getSourceMgr() || D.getLineNo() != int(HeadLine) ||
+              D.getFilename() != P.File ||
+              !StringRef(D.getLineContents()).starts_with("define internal "))
+            return D;
+          int Col = D.getColumnNo();
+          if (Col >= int(Prefix + Ret.size() + Name))
+            Col -= int(Prefix + Name) - int(Open - Ret.size());
+          else
+            Col = std::max(0, Col - int(Prefix));
+          std::string Message =
+              ("in the function's signature: " + D.getMessage()).str();
+          return SMDiagnostic(*D.getSourceMgr(), SMLoc(), D.getFilename(),
+                              int(P.Line), Col, D.getKind(), Message, Sig,
+                              ArrayRef<std::pair<unsigned, unsigned>>());
+        }));
     return;
   }
   Function *F = M.getFunction("f");

@@ -226,9 +226,30 @@ TEST_CASE("fold of a matrix, foldSeg with empty segments, fold1 errors") {
   CHECK_THROWS_WITH_AS(cpu().run(fold(F32, int64_t(0), M)),
                        doctest::Contains("fold needs a function of (i64, i64)"),
                        ArrayError);
+  // A mistake in a body is reported at the C++ line that holds it; one in
+  // the signature at the LLQ_FN's line, on the signature as written.
+  std::string BrokenAt = "SkeletonTests.cpp:" + std::to_string(__LINE__ + 1) + ":";
   auto Broken = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %c");
   CHECK_THROWS_WITH_AS(cpu().run(fold(Broken, int64_t(0), M)),
-                       doctest::Contains("SkeletonTests.cpp"), ArrayError);
+                       doctest::Contains(BrokenAt.c_str()), ArrayError);
+  std::string BodyAt = "SkeletonTests.cpp:" + std::to_string(__LINE__ + 3) + ":";
+  auto BodyLines = LLQ_FN("i64 (i64 %a, i64 %b)", R"(
+    %s = add i64 %a, %b
+    %r = mul i64 %s, %q)");
+  CHECK_THROWS_WITH_AS(cpu().run(fold(BodyLines, int64_t(0), M)),
+                       doctest::Contains(BodyAt.c_str()), ArrayError);
+  std::string SigAt = "SkeletonTests.cpp:" + std::to_string(__LINE__ + 1) + ":";
+  auto BadSig = LLQ_FN("i64 (i64 %a, i46x %b)", "%r = add i64 %a, %b");
+  try {
+    cpu().run(fold(BadSig, int64_t(0), M));
+    FAIL("a misspelt type in the signature was accepted");
+  } catch (const ArrayError &E) {
+    std::string What = E.what();
+    CHECK(What.find(SigAt) != std::string::npos);
+    CHECK(What.find("in the function's signature") != std::string::npos);
+    CHECK(What.find("i64 (i64 %a, i46x %b)") != std::string::npos);
+    CHECK(What.find("$gid") == std::string::npos);
+  }
   CHECK_THROWS_WITH_AS(cpu().run(zipWith(Add, M, fromVector(std::vector<int64_t>{1}))),
                        doctest::Contains("ranks differ"), ArrayError);
 }
