@@ -4,6 +4,7 @@
 //   parseSyntax   text -> concrete syntax tree        (Parse.cpp)
 //   spliceAntiquotes  bindings into the text, which is parsed again
 //                     (Splice.cpp; only with antiquotes and bindings)
+//   checkSelfContainedTypes  types LLVM cannot survive  (SelfContainedTypes.cpp)
 //   lowerSyntax   tree -> LLVM assembly + source map  (Lower.cpp)
 //   assembleModule  assembly -> llvm::Module          (Assemble.cpp)
 //   promoteSlots    reference mode only: mem2reg      (Promote.cpp)
@@ -13,6 +14,7 @@
 
 #include "llquote/Frontend.h"
 #include "Assemble.h"
+#include "SelfContainedTypes.h"
 #include "Lower.h"
 #include "Parse.h"
 #include "Promote.h"
@@ -49,6 +51,11 @@ static Error firstErrorInSourceOrder(Error SyntaxError, const SyntaxTree &Tree,
                                      const SourceMgr &SM, unsigned BufferID) {
   if (Tree.sawDialect() || Tree.LexicalError)
     return SyntaxError;
+  // A type LLVM's parser does not survive comes before the syntax error.
+  if (Error E = checkSelfContainedTypes(Tree, SM, BufferID, nullptr)) {
+    consumeError(std::move(SyntaxError));
+    return E;
+  }
   LoweredText Prefix;
   Prefix.Storage = Tree.Source.substr(0, Tree.ErrorOffset).str();
   Prefix.Map.addVerbatim(0, 0, Tree.ErrorOffset);
@@ -348,6 +355,8 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
     return firstErrorInSourceOrder(std::move(E), Tree, SM, BufferID);
   if (Tree.NumAntiquotes && Opts.Bound)
     return parseSpliced(Tree, SM, BufferID, T, Opts);
+  if (Error E = checkSelfContainedTypes(Tree, SM, BufferID, T.Into))
+    return E;
   LowerOptions LowerOpts;
   LowerOpts.AllowUndef = Opts.AllowUndef;
   LowerOpts.Mem2Reg = Opts.SSA == SSAMode::Mem2Reg;

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace llq {
 
@@ -163,6 +164,9 @@ public:
   /// Counts of dialect constructs, so plain LLVM IR skips the dialect passes.
   unsigned NumAntiquotes = 0;
   unsigned NumControl = 0;
+  /// The type definitions read so far, in source order: all of them once
+  /// the tree is whole, those before the error when parsing stopped on one.
+  std::vector<const Node *> TypeDefs;
   /// Set by the lexer on the dialect's keywords.
   bool SawDialectKeyword = false;
   /// Where parsing stopped on an error, and whether the lexer found it.
