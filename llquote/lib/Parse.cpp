@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Parse.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "Lexer.hpp"
@@ -16,6 +17,32 @@
 
 using namespace llq;
 using namespace llvm;
+
+/// Every antiquote the parser read must be in the tree: one that a rule
+/// leaves out (the balanced tokens of an `inrange(...)`, say) would be
+/// neither spliced nor reported as unbound, but silently dropped.
+static Error checkAntiquotesPlaced(const SyntaxTree &Tree,
+                                   const SourceMgr &SM, unsigned BufferID) {
+  if (Tree.Antiquotes.empty())
+    return Error::success();
+  SmallPtrSet<const Node *, 16> InTree;
+  SmallVector<const Node *, 64> Stack{Tree.Root};
+  while (!Stack.empty()) {
+    const Node *N = Stack.pop_back_val();
+    if (N->is(NodeKind::Antiquote))
+      InTree.insert(N);
+    for (const Node *C = N->First; C; C = C->Next)
+      Stack.push_back(C);
+  }
+  const Node *Lost = nullptr;
+  for (const Node *A : Tree.Antiquotes)
+    if (!InTree.count(A) && (!Lost || A->Range.Begin < Lost->Range.Begin))
+      Lost = A;
+  if (!Lost)
+    return Error::success();
+  return makeError(SM, locAt(SM, BufferID, Lost->Range.Begin),
+                   "antiquote '" + Tree.text(Lost) + "' cannot stand here");
+}
 
 Error llq::parseSyntax(SyntaxTree &Tree, const SourceMgr &SM,
                        unsigned BufferID) {
@@ -35,7 +62,7 @@ Error llq::parseSyntax(SyntaxTree &Tree, const SourceMgr &SM,
   llq_yy_delete_buffer(Buf, Scanner);
   llq_yylex_destroy(Scanner);
   if (Status == 0 && !St.HasError)
-    return Error::success();
+    return checkAntiquotesPlaced(Tree, SM, BufferID);
   std::string Msg = St.HasError ? St.ErrorMsg : "parser stack exhausted";
   SMLoc Loc = locAt(SM, BufferID, St.ErrorLoc.Begin);
   SMRange Range(Loc, locAt(SM, BufferID, St.ErrorLoc.End));

@@ -68,6 +68,7 @@ Node *SyntaxTree::antiquote(AntiquoteKind K, SrcRange R) {
   Node *N = make(NodeKind::Antiquote, R);
   N->Sub = static_cast<uint16_t>(K);
   ++NumAntiquotes;
+  Antiquotes.push_back(N);
   return N;
 }
 

@@ -163,6 +163,9 @@ public:
   Node *Root = nullptr;
   /// Counts of dialect constructs, so plain LLVM IR skips the dialect passes.
   unsigned NumAntiquotes = 0;
+  /// Every antiquote read, in the order the parser made them; a rule that
+  /// has no place for one leaves it out of the tree, and only this finds it.
+  std::vector<const Node *> Antiquotes;
   unsigned NumControl = 0;
   /// The type definitions read so far, in source order: all of them once
   /// the tree is whole, those before the error when parsing stopped on one.

@@ -1,0 +1,430 @@
+//===- FuzzArrays.cpp - libFuzzer target for array programs ---------------===//
+//
+// Reads the input as a small stack program of array operations (arrays of
+// i64 and double from the input's bytes, generate, map, zipWith, reverse,
+// transpose, slice, replicate, reshape, enumFromN, fold, foldAll, fold1,
+// foldSeg, the four scans, permute with atomicrmw and with a cmpxchg loop,
+// and stencils with every boundary), runs the array on top of the stack on
+// the CPU backend (all cores, chunked, atomics) and on the sequential
+// backend, and requires the same outcome: equal shapes and elements, or an
+// ArrayError from both. A crash, a sanitizer report, any other exception or
+// a difference is a finding.
+//
+// Only operations whose result does not depend on the order of evaluation
+// are generated: integer arithmetic wraps, and doubles are only mapped,
+// zipped, stencilled and folded with maxnum, so the two backends must agree
+// exactly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llquote/Skeletons.h"
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fuzzer/FuzzedDataProvider.h>
+#include <optional>
+
+using namespace llq;
+
+namespace {
+
+Runtime &backend(BackendKind K) {
+  static Runtime CPU([] {
+    RuntimeOptions O;
+    O.Backend = BackendKind::CPU;
+    O.Threads = 2;
+    return O;
+  }());
+  static Runtime Seq([] {
+    RuntimeOptions O;
+    O.Backend = BackendKind::Sequential;
+    return O;
+  }());
+  return K == BackendKind::CPU ? CPU : Seq;
+}
+
+/// A value of the program: an array description, its element type and its
+/// shape (as the operations define it, so that later operations can be
+/// chosen to fit).
+struct Val {
+  Acc A;
+  bool Float;
+  Extents Sh;
+};
+
+int64_t sizeOf(const Extents &Sh) {
+  int64_t N = 1;
+  for (int64_t E : Sh)
+    N *= E;
+  return N;
+}
+
+constexpr int MaxExtent = 12;
+constexpr size_t MaxStack = 4;
+constexpr int MaxOps = 12;
+
+Extents readShape(FuzzedDataProvider &In, unsigned MaxRank = 3) {
+  unsigned Rank = In.ConsumeIntegralInRange<unsigned>(1, MaxRank);
+  Extents Sh;
+  for (unsigned D = 0; D < Rank; ++D)
+    Sh.push_back(In.ConsumeIntegralInRange<int64_t>(0, MaxExtent));
+  return Sh;
+}
+
+Val leaf(FuzzedDataProvider &In, bool Float) {
+  Extents Sh = readShape(In);
+  size_t N = size_t(sizeOf(Sh));
+  if (Float) {
+    std::vector<double> Xs(N);
+    for (double &X : Xs)
+      X = In.ConsumeIntegral<int16_t>() / 16.0;
+    return {fromVector(Sh, Xs), true, Sh};
+  }
+  std::vector<int64_t> Xs(N);
+  for (int64_t &X : Xs)
+    X = In.ConsumeIntegral<int8_t>();
+  return {fromVector(Sh, Xs), false, Sh};
+}
+
+// The scalar functions. Each is read once, where it is written.
+Fn addI() { return LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %b"); }
+Fn addSlowI() {
+  // Not a single atomicrmw: permute takes a cmpxchg loop.
+  return LLQ_FN("i64 (i64 %a, i64 %b)", "%m = mul i64 %b, 3\n %r = add i64 %a, %m");
+}
+Fn subI() { return LLQ_FN("i64 (i64 %a, i64 %b)", "%r = sub i64 %a, %b"); }
+Fn mulI() { return LLQ_FN("i64 (i64 %a, i64 %b)", "%r = mul i64 %a, %b"); }
+Fn maxF() {
+  return LLQ_FN("double (double %a, double %b)",
+                "%r = call double @llvm.maxnum.f64(double %a, double %b)");
+}
+Fn addF() {
+  return LLQ_FN("double (double %a, double %b)", "%r = fadd double %a, %b");
+}
+Fn mapI(unsigned K) {
+  switch (K % 3) {
+  case 0:
+    return LLQ_FN("i64 (i64 %x)", "%m = mul i64 %x, 3\n %r = add i64 %m, 1");
+  case 1:
+    return LLQ_FN("i64 (i64 %x)", "%r = xor i64 %x, 85");
+  default:
+    return LLQ_FN("i64 (i64 %x)", R"(
+      %r = i64 %x
+      if %neg = icmp slt i64 %x, 0 {
+        %r = sub i64 0, %x
+      })");
+  }
+}
+Fn mapF(unsigned K) {
+  if (K % 2)
+    return LLQ_FN("double (double %x)",
+                  "%m = fmul double %x, 0.5\n %r = fadd double %m, 1.0");
+  return LLQ_FN("double (double %x)", "%r = fneg double %x");
+}
+Fn toFloat() { return LLQ_FN("double (i64 %x)", "%r = sitofp i64 %x to double"); }
+Fn gen(size_t Rank) {
+  if (Rank == 1)
+    return LLQ_FN("i64 (i64 %i)", "%m = mul i64 %i, 7\n %r = sub i64 %m, 3");
+  if (Rank == 2)
+    return LLQ_FN("i64 (i64 %i, i64 %j)", "%m = mul i64 %i, 100\n %r = add i64 %m, %j");
+  return LLQ_FN("i64 (i64 %i, i64 %j, i64 %k)",
+                "%a = mul i64 %i, 10000\n %b = mul i64 %j, 100\n"
+                " %s = add i64 %a, %b\n %r = add i64 %s, %k");
+}
+Fn bin(int64_t Bins) {
+  // srem of a negative index is negative, and 2i is out of range for half
+  // of the sources: such targets are dropped.
+  switch (Bins) {
+  case 1:
+    return LLQ_FN("i64 (i64 %i)", "%r = srem i64 %i, 1");
+  case 2:
+    return LLQ_FN("i64 (i64 %i)", "%r = srem i64 %i, 2");
+  case 3:
+    return LLQ_FN("i64 (i64 %i)", "%d = sub i64 %i, 1\n %r = srem i64 %d, 3");
+  default:
+    return LLQ_FN("i64 (i64 %i)", "%r = mul i64 %i, 2");
+  }
+}
+Fn stencil3I() {
+  return LLQ_FN("i64 (i64 %a, i64 %b, i64 %c)",
+                "%x = mul i64 %a, 100\n %y = mul i64 %b, 10\n"
+                " %s = add i64 %x, %y\n %r = add i64 %s, %c");
+}
+Fn stencil3F() {
+  return LLQ_FN("double (double %a, double %b, double %c)",
+                "%s = fadd double %a, %b\n %t = fmul double %c, 2.0\n"
+                " %r = fsub double %s, %t");
+}
+Fn stencil9I() {
+  return LLQ_FN("i64 (i64 %a, i64 %b, i64 %c, i64 %d, i64 %e, i64 %f, i64 %g, "
+                "i64 %h, i64 %i)",
+                "%r = i64 %a\n %r = mul i64 %r, 3\n %r = add i64 %r, %b\n"
+                " %r = mul i64 %r, 3\n %r = add i64 %r, %c\n"
+                " %r = mul i64 %r, 3\n %r = add i64 %r, %d\n"
+                " %r = mul i64 %r, 3\n %r = add i64 %r, %e\n"
+                " %r = mul i64 %r, 3\n %r = add i64 %r, %f\n"
+                " %r = mul i64 %r, 3\n %r = add i64 %r, %g\n"
+                " %r = mul i64 %r, 3\n %r = add i64 %r, %h\n"
+                " %r = mul i64 %r, 3\n %r = add i64 %r, %i");
+}
+
+Boundary boundary(FuzzedDataProvider &In, bool Float) {
+  switch (In.ConsumeIntegralInRange<int>(0, 3)) {
+  case 0:
+    return Boundary::clamp();
+  case 1:
+    return Boundary::mirror();
+  case 2:
+    return Boundary::wrap();
+  default:
+    return Float ? Boundary::constant(Scalar(-1.5))
+                 : Boundary::constant(Scalar(int64_t(-7)));
+  }
+}
+
+/// One operation on the stack; false when it does not fit (it is skipped).
+bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
+  unsigned Op = In.ConsumeIntegralInRange<unsigned>(0, 21);
+  auto Top = [&]() -> Val & { return S.back(); };
+  bool HaveTop = !S.empty();
+  bool IntTop = HaveTop && !Top().Float;
+  size_t Rank = HaveTop ? Top().Sh.size() : 0;
+  switch (Op) {
+  case 0:
+  case 1:
+    if (S.size() == MaxStack)
+      return false;
+    S.push_back(leaf(In, Op == 1));
+    return true;
+  case 2: {
+    if (S.size() == MaxStack)
+      return false;
+    Extents Sh = readShape(In);
+    S.push_back({generate(Sh, gen(Sh.size())), false, Sh});
+    return true;
+  }
+  case 3:
+    if (!HaveTop)
+      return false;
+    Top().A = Top().Float ? map(mapF(In.ConsumeIntegral<unsigned>()), Top().A)
+                          : map(mapI(In.ConsumeIntegral<unsigned>()), Top().A);
+    return true;
+  case 4:
+    if (!IntTop)
+      return false;
+    Top().A = map(toFloat(), Top().A);
+    Top().Float = true;
+    return true;
+  case 5: {
+    if (S.size() < 2 || S[S.size() - 2].Float != Top().Float)
+      return false;
+    Val B = S.back();
+    S.pop_back();
+    Val &A = S.back();
+    if (A.Sh.size() != B.Sh.size())
+      return false;
+    Fn F = A.Float ? addF() : (In.ConsumeBool() ? subI() : mulI());
+    A.A = zipWith(F, A.A, B.A);
+    for (size_t D = 0; D < A.Sh.size(); ++D)
+      A.Sh[D] = std::min(A.Sh[D], B.Sh[D]);
+    return true;
+  }
+  case 6:
+    if (Rank != 1)
+      return false;
+    Top().A = reverse(Top().A);
+    return true;
+  case 7:
+    if (Rank != 2)
+      return false;
+    Top().A = transpose(Top().A);
+    std::swap(Top().Sh[0], Top().Sh[1]);
+    return true;
+  case 8: {
+    if (Rank < 2)
+      return false;
+    // One past the end is an error that both backends must report.
+    int64_t I = In.ConsumeIntegralInRange<int64_t>(0, Top().Sh[0]);
+    Top().A = slice(Top().A, I);
+    Top().Sh.erase(Top().Sh.begin());
+    return true;
+  }
+  case 9: {
+    if (!HaveTop || Rank == 3)
+      return false;
+    int64_t N = In.ConsumeIntegralInRange<int64_t>(0, 4);
+    Top().A = replicate(N, Top().A);
+    Top().Sh.insert(Top().Sh.begin(), N);
+    return true;
+  }
+  case 10:
+    if (!HaveTop)
+      return false;
+    Top().A = reshape({sizeOf(Top().Sh)}, Top().A);
+    Top().Sh = {sizeOf(Top().Sh)};
+    return true;
+  case 11: {
+    if (S.size() == MaxStack)
+      return false;
+    int64_t N = In.ConsumeIntegralInRange<int64_t>(0, 40);
+    S.push_back({enumFromN({N}, Scalar(In.ConsumeIntegral<int8_t>() * int64_t(1))),
+                 false,
+                 {N}});
+    return true;
+  }
+  case 12:
+    if (!HaveTop || Rank == 0)
+      return false;
+    Top().A = Top().Float ? fold(maxF(), Scalar(-INFINITY), Top().A)
+                          : fold(addI(), Scalar(int64_t(5)), Top().A);
+    Top().Sh.pop_back();
+    return true;
+  case 13:
+    if (!HaveTop || Rank == 0)
+      return false;
+    Top().A = Top().Float ? foldAll(maxF(), Scalar(-INFINITY), Top().A)
+                          : foldAll(addI(), Scalar(int64_t(0)), Top().A);
+    Top().Sh = {};
+    return true;
+  case 14:
+    if (!HaveTop || Rank == 0)
+      return false;
+    // An empty innermost dimension is an error for fold1.
+    Top().A = Top().Float ? fold1(maxF(), Top().A) : fold1(addI(), Top().A);
+    Top().Sh.pop_back();
+    return true;
+  case 15: {
+    if (!IntTop || Rank == 0)
+      return false;
+    // Segment lengths that add up to the innermost extent, or (sometimes)
+    // that do not: an error.
+    int64_t Inner = Top().Sh.back(), Left = Inner;
+    std::vector<int32_t> Segs;
+    while (Left > 0 && Segs.size() < 6) {
+      int64_t L = In.ConsumeIntegralInRange<int64_t>(0, Left);
+      Segs.push_back(int32_t(L));
+      Left -= L;
+    }
+    if (Left > 0 && In.ConsumeBool())
+      Segs.push_back(int32_t(Left));
+    Top().A = foldSeg(addSlowI(), Scalar(int64_t(1)), Top().A, fromVector(Segs));
+    Top().Sh.back() = int64_t(Segs.size());
+    return true;
+  }
+  case 16: {
+    if (!IntTop || Rank != 1)
+      return false;
+    int64_t N = Top().Sh[0];
+    switch (In.ConsumeIntegralInRange<int>(0, 3)) {
+    case 0:
+      Top().A = scanl(addI(), Scalar(int64_t(2)), Top().A);
+      Top().Sh[0] = N + 1;
+      break;
+    case 1:
+      Top().A = scanr(subI(), Scalar(int64_t(2)), Top().A);
+      Top().Sh[0] = N + 1;
+      break;
+    case 2:
+      Top().A = scanl1(subI(), Top().A);
+      break;
+    default:
+      Top().A = scanr1(addI(), Top().A);
+      break;
+    }
+    return true;
+  }
+  case 17: {
+    if (!IntTop || Rank != 1)
+      return false;
+    int64_t Bins = In.ConsumeIntegralInRange<int64_t>(1, 4);
+    Fn Combine = In.ConsumeBool() ? addI() : addSlowI();
+    Top().A = permute(Combine, fill({Bins}, Scalar(int64_t(10))), bin(Bins),
+                      Top().A);
+    Top().Sh = {Bins};
+    return true;
+  }
+  case 18:
+    if (Rank != 1)
+      return false;
+    Top().A = Top().Float ? stencil(stencil3F(), boundary(In, true), Top().A)
+                          : stencil(stencil3I(), boundary(In, false), Top().A);
+    return true;
+  case 19:
+    if (!IntTop || Rank != 2)
+      return false;
+    Top().A = stencil(stencil9I(), boundary(In, false), Top().A);
+    return true;
+  case 20: {
+    if (S.size() < 2)
+      return false;
+    std::swap(S[S.size() - 1], S[S.size() - 2]);
+    return true;
+  }
+  default:
+    if (!HaveTop)
+      return false;
+    S.pop_back();
+    return true;
+  }
+}
+
+struct Outcome {
+  std::optional<std::string> Error;
+  Extents Sh;
+  std::vector<int64_t> Ints;
+  std::vector<double> Floats;
+};
+
+Outcome run(BackendKind K, const Val &V) {
+  Outcome O;
+  try {
+    Array<> R = backend(K).run(V.A);
+    O.Sh.assign(R.shape().extents(), R.shape().extents() + R.shape().rank());
+    if (V.Float)
+      O.Floats = R.as<double>().toVector();
+    else
+      O.Ints = R.as<int64_t>().toVector();
+  } catch (const ArrayError &E) {
+    O.Error = E.what();
+  }
+  return O;
+}
+
+bool sameDouble(double A, double B) {
+  return A == B || (std::isnan(A) && std::isnan(B));
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  // Kernels stay in memory: the disk cache is not what is fuzzed here.
+  setenv("LLQ_CACHE", "0", 1);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
+  FuzzedDataProvider In(Data, Size);
+  std::vector<Val> S;
+  for (int I = 0; I < MaxOps && In.remaining_bytes(); ++I)
+    step(In, S);
+  if (S.empty())
+    return 0;
+  Outcome CPU = run(BackendKind::CPU, S.back());
+  Outcome Seq = run(BackendKind::Sequential, S.back());
+  if (CPU.Error.has_value() != Seq.Error.has_value()) {
+    fprintf(stderr, "one backend failed: %s\n",
+            (CPU.Error ? *CPU.Error : *Seq.Error).c_str());
+    abort();
+  }
+  if (CPU.Error)
+    return 0;
+  bool Same = CPU.Sh == Seq.Sh && CPU.Ints == Seq.Ints &&
+              CPU.Floats.size() == Seq.Floats.size();
+  for (size_t I = 0; Same && I < CPU.Floats.size(); ++I)
+    Same = sameDouble(CPU.Floats[I], Seq.Floats[I]);
+  if (!Same) {
+    fprintf(stderr, "the backends differ\n");
+    abort();
+  }
+  return 0;
+}
