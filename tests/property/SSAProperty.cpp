@@ -1,7 +1,8 @@
 //===- SSAProperty.cpp - Differential test of the SSA construction --------===//
 //
 // Generates random dialect programs (nested `for` with to/downto/step,
-// `while`, `if`/`else`, `break`/`continue`/`ret`, copies and several
+// `while`, `if`/`else`, `break`/`continue`/`ret`, labelled blocks that jump
+// into a loop at two places (irreducible control flow), copies and several
 // reassigned i32/i64 variables) and checks, in process, for each one:
 //
 // - both SSA modes (Braun and the mem2reg reference) give a verified module
@@ -48,7 +49,14 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 struct Stmt {
-  enum Kind { Arith, Copy, Const, If, For, While, Break, Continue, Ret } K;
+  /// Irreducible: labelled blocks A (Then) and B (Else) in a loop that is
+  /// entered at A or at B, as the If condition says, and goes round To
+  /// times (at least once) with its trip count in counter Loop:
+  ///   %iK = i64 0; br i1 cond, label %irrK.a, label %irrK.b
+  ///   irrK.a: A; br label %irrK.b
+  ///   irrK.b: B; %iK = add %iK, 1; br i1 (%iK < To), label %irrK.a, %irrK.x
+  enum Kind { Arith, Copy, Const, If, For, While, Break, Continue, Ret,
+              Irreducible } K;
   int Dst = 0, A = 0, B = -1; ///< Operands: >= 0 a variable, < 0 see below.
   int64_t C = 0;              ///< The constant when B < 0 (or Const/Ret).
   const char *Op = "add";     ///< Arith op, or the If predicate.
@@ -181,11 +189,25 @@ Stmt Generator::statement(unsigned Depth, unsigned LoopDepth) {
     Counters.pop_back();
     return S;
   }
-  if (LoopDepth && R < 33) {
+  if (Nest && R < 30) {
+    S.K = Stmt::Irreducible;
+    S.A = operand(false);
+    S.B = chance(50) ? operand(false) : -1;
+    S.C = int64_t(pick(7)) - 2;
+    S.Op = Preds[pick(6)];
+    S.To = 1 + pick(3);
+    S.Loop = int(P.NumLoops++);
+    Counters.push_back(int(P.NumVars() + S.Loop));
+    S.Then = block(Depth + 1, LoopDepth, 1 + pick(3));
+    S.Else = block(Depth + 1, LoopDepth, 1 + pick(3));
+    Counters.pop_back();
+    return S;
+  }
+  if (LoopDepth && R < 37) {
     S.K = chance(50) ? Stmt::Break : Stmt::Continue;
     return S;
   }
-  if (R < 36) {
+  if (R < 40) {
     S.K = Stmt::Ret;
     S.A = chance(70) ? operand(false) : -1;
     S.C = pick(100);
@@ -347,6 +369,26 @@ Interpreter::Flow Interpreter::stmt(const Stmt &S) {
     }
     return Flow::Next;
   }
+  case Stmt::Irreducible: {
+    if (!get(S.A, A) || (S.B >= 0 && !get(S.B, B)))
+      return Flow::Undefined;
+    if (S.B < 0)
+      B = uint64_t(S.C);
+    bool InA = compare(S.Op, A, B, false);
+    int Counter = int(P.NumVars() + S.Loop);
+    Vals[Counter] = 0;
+    for (;;) {
+      if (InA)
+        if (Flow F = stmts(S.Then); F != Flow::Next)
+          return F;
+      if (Flow F = stmts(S.Else); F != Flow::Next)
+        return F;
+      Vals[Counter] = *Vals[Counter] + 1;
+      if (int64_t(*Vals[Counter]) >= S.To)
+        return Flow::Next;
+      InA = true;
+    }
+  }
   case Stmt::Break:
     return Flow::Break;
   case Stmt::Continue:
@@ -474,6 +516,26 @@ void DialectPrinter::stmt(const Stmt &S, unsigned Indent) {
     Out += Pad + "  " + G + " = icmp slt i64 " + I + ", " + Limit + "\n";
     stmts(S.Then, Indent + 1);
     Out += Pad + "}\n";
+    return;
+  }
+  case Stmt::Irreducible: {
+    std::string K = std::to_string(S.Loop);
+    std::string I = "%i" + K, C = "%c" + std::to_string(Temps++),
+                D = "%j" + K, L = "%irr" + K;
+    Out += Pad + I + " = i64 0\n";
+    Out += Pad + C + " = icmp " + S.Op + " i64 " + opName(P, S.A) + ", " +
+           rhs(S) + "\n";
+    Out += Pad + "br i1 " + C + ", label " + L + ".a, label " + L + ".b\n";
+    Out += Pad + L.substr(1) + ".a:\n";
+    stmts(S.Then, Indent);
+    Out += Pad + "br label " + L + ".b\n";
+    Out += Pad + L.substr(1) + ".b:\n";
+    stmts(S.Else, Indent);
+    Out += Pad + I + " = add i64 " + I + ", 1\n";
+    Out += Pad + D + " = icmp slt i64 " + I + ", " + std::to_string(S.To) +
+           "\n";
+    Out += Pad + "br i1 " + D + ", label " + L + ".a, label " + L + ".x\n";
+    Out += Pad + L.substr(1) + ".x:\n";
     return;
   }
   case Stmt::Break:
@@ -688,6 +750,31 @@ void AllocaPrinter::stmt(const Stmt &S) {
     Loops.pop_back();
     br(Cond);
     startBlock(End);
+    return;
+  }
+  case Stmt::Irreducible: {
+    int Counter = int(P.NumVars() + S.Loop);
+    store(Counter, "0");
+    std::string A = load(S.A), B = rhs(S), C = temp();
+    Out += "  " + C + " = icmp " + S.Op + " i64 " + A + ", " + B + "\n";
+    std::string LA = label(), LB = label(), LX = label();
+    Out += "  br i1 " + C + ", label %" + LA + ", label %" + LB + "\n";
+    Open = false;
+    startBlock(LA);
+    stmts(S.Then);
+    br(LB);
+    startBlock(LB);
+    stmts(S.Else);
+    if (!Open)
+      startBlock(label());
+    std::string J = load(Counter), Next = temp(), More = temp();
+    Out += "  " + Next + " = add i64 " + J + ", 1\n";
+    store(Counter, Next);
+    Out += "  " + More + " = icmp slt i64 " + Next + ", " +
+           std::to_string(S.To) + "\n";
+    Out += "  br i1 " + More + ", label %" + LA + ", label %" + LX + "\n";
+    Open = false;
+    startBlock(LX);
     return;
   }
   case Stmt::Break:
