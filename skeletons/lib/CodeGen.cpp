@@ -115,6 +115,10 @@ std::string KernelGen::hostPtr(unsigned K, bool NoAlias) {
   return slot({SlotSpec::Host, 0, K, 0, "ptr", NoAlias});
 }
 
+std::string KernelGen::fault() {
+  return slot({SlotSpec::Fault, 0, 0, 0, "ptr", false});
+}
+
 std::string KernelGen::constant(const Node &N, unsigned C, std::string &Code) {
   const ElemType &T = N.Consts[C].type();
   std::vector<std::string> Fields;
@@ -360,10 +364,30 @@ std::string KernelGen::elemMulti(const Node &N,
         SrcIx.push_back(C);
       }
     }
+    // An index outside the source is the program's fault: it is reported,
+    // and the element is not read.
+    std::string Ok;
+    for (unsigned D = 0; D < SrcIx.size(); ++D) {
+      std::string In = fresh("in");
+      Code += fmt::format("  {} = icmp ult i64 {}, {}\n", In, SrcIx[D],
+                          extent(Src, D));
+      if (!Ok.empty()) {
+        std::string Both = fresh("in");
+        Code += fmt::format("  {} = and i1 {}, {}\n", Both, Ok, In);
+        In = Both;
+      }
+      Ok = In;
+    }
+    std::string V = fresh("v"), Ty = irType(Src.Type);
+    Code += fmt::format("  {} = {} zeroinitializer\n  if {} {{\n", V, Ty, Ok);
     std::string X = elemMulti(Src, SrcIx, Code);
+    Code += fmt::format("  {} = {} {}\n  }} else {{\n"
+                        "  store atomic i64 {}, ptr {} monotonic, align 8\n"
+                        "  }}\n",
+                        V, Ty, X, indexOf(N), fault());
     if (N.K == Op::Backpermute)
-      return X;
-    return call(N, 1, {irType(Src.Type) + " " + X}, Code);
+      return V;
+    return call(N, 1, {Ty + " " + V}, Code);
   }
   case Op::Reverse: {
     std::string A = fresh("n"), B = fresh("rv");
@@ -491,11 +515,23 @@ llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
     case SlotSpec::Host:
       V = Host.at(S.A);
       break;
+    case SlotSpec::Fault:
+      V = reinterpret_cast<uintptr_t>(&FaultWord);
+      break;
     }
   }
   rt::Status St = B.launch(K.Phases.at(Phase), Begin, End, Args.data(), Grain);
   if (!St.ok())
     return failure(fmt::format("{}: {}", Root.Name, St.message()));
+  int64_t At = __atomic_load_n(&FaultWord, __ATOMIC_RELAXED);
+  if (At >= 0 && size_t(At) < Nodes.size()) {
+    const Node &N = *Nodes[size_t(At)];
+    const Node &Src = *N.Kids[0];
+    return failure(fmt::format(
+        "{}: the index function of {} ({}) returned an index outside the "
+        "shape {} of its source; the result is not defined there",
+        Root.Name, N.Name, N.Fns[0].where(), Src.Sh.str()));
+  }
   return llvm::Error::success();
 }
 

@@ -275,6 +275,34 @@ TEST_CASE("producers: generate, backpermute, reverse, transpose, enumFromN, tupl
   CHECK(std::get<1>(S.toVector()[2]) == 3);
 }
 
+TEST_CASE("an index function that leaves its source is an error, not a wild read") {
+  auto Shift = LLQ_FN("i64 (i64 %i)", "%r = add i64 %i, 3");
+  auto Neg = LLQ_FN("{ i64, i64 } (i64 %i, i64 %j)",
+                    "%m = sub i64 %j, 1\n"
+                    " %t = insertvalue { i64, i64 } poison, i64 %i, 0\n"
+                    " %r = insertvalue { i64, i64 } %t, i64 %m, 1");
+  auto Twice = LLQ_FN("i64 (i64 %x)", "%r = mul i64 %x, 2");
+  auto Add = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %b");
+  Acc V = enumFromN({100}, int64_t(0));
+  Acc M = reshape({10, 10}, V);
+  for (Runtime *R : {&cpu(), &seq()}) {
+    // In range: the elements, shifted.
+    CHECK(R->run(backpermute({97}, Shift, V)).toVector<int64_t>()[96] == 99);
+    // Out of range, read directly, through transform, fused into a fold,
+    // and from an empty source.
+    CHECK_THROWS_WITH_AS(R->run(backpermute({98}, Shift, V)),
+                         doctest::Contains("outside the shape [100]"), ArrayError);
+    CHECK_THROWS_WITH_AS(R->run(transform({10, 10}, Neg, Twice, M)),
+                         doctest::Contains("SkeletonTests.cpp"), ArrayError);
+    CHECK_THROWS_WITH_AS(R->run(fold(Add, int64_t(0), backpermute({10, 10}, Neg, M))),
+                         doctest::Contains("outside the shape [10, 10]"), ArrayError);
+    CHECK_THROWS_AS(R->run(backpermute({1}, Shift, enumFromN({0}, int64_t(0)))),
+                    ArrayError);
+    // The runtime goes on.
+    CHECK(R->run(foldAll(Add, int64_t(0), V)).scalar().get<int64_t>() == 4950);
+  }
+}
+
 TEST_CASE("permute: histogram with atomicrmw, a cmpxchg loop, and tuples under locks") {
   const int64_t N = 100003, Bins = 17;
   std::vector<int32_t> Xs = randomVector<int32_t>(N, 3);

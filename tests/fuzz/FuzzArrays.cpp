@@ -2,7 +2,8 @@
 //
 // Reads the input as a small stack program of array operations (arrays of
 // i64 and double from the input's bytes, generate, map, zipWith, reverse,
-// transpose, slice, replicate, reshape, enumFromN, fold, foldAll, fold1,
+// transpose, backpermute, transform, slice, replicate, reshape, enumFromN,
+// fold, foldAll, fold1,
 // foldSeg, the four scans, permute with atomicrmw and with a cmpxchg loop,
 // and stencils with every boundary), runs the array on top of the stack on
 // the CPU backend (all cores, chunked, atomics) and on the sequential
@@ -145,6 +146,12 @@ Fn bin(int64_t Bins) {
     return LLQ_FN("i64 (i64 %i)", "%r = mul i64 %i, 2");
   }
 }
+Fn shift() { return LLQ_FN("i64 (i64 %i)", "%r = add i64 %i, 1"); }
+Fn swapIx() {
+  return LLQ_FN("{ i64, i64 } (i64 %i, i64 %j)",
+                "%t = insertvalue { i64, i64 } poison, i64 %j, 0\n"
+                " %r = insertvalue { i64, i64 } %t, i64 %i, 1");
+}
 Fn stencil3I() {
   return LLQ_FN("i64 (i64 %a, i64 %b, i64 %c)",
                 "%x = mul i64 %a, 100\n %y = mul i64 %b, 10\n"
@@ -184,7 +191,7 @@ Boundary boundary(FuzzedDataProvider &In, bool Float) {
 
 /// One operation on the stack; false when it does not fit (it is skipped).
 bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
-  unsigned Op = In.ConsumeIntegralInRange<unsigned>(0, 21);
+  unsigned Op = In.ConsumeIntegralInRange<unsigned>(0, 23);
   auto Top = [&]() -> Val & { return S.back(); };
   bool HaveTop = !S.empty();
   bool IntTop = HaveTop && !Top().Float;
@@ -358,6 +365,25 @@ bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
     if (S.size() < 2)
       return false;
     std::swap(S[S.size() - 1], S[S.size() - 2]);
+    return true;
+  }
+  case 21: {
+    // A shifted window: past the source's end for some lengths, which is
+    // an error that both backends must report.
+    if (Rank != 1)
+      return false;
+    int64_t N = In.ConsumeIntegralInRange<int64_t>(0, Top().Sh[0] + 2);
+    Top().A = backpermute({N}, shift(), Top().A);
+    Top().Sh = {N};
+    return true;
+  }
+  case 22: {
+    if (Rank != 2)
+      return false;
+    Extents Sh = {Top().Sh[1], Top().Sh[0]};
+    Top().A = Top().Float ? transform(Sh, swapIx(), mapF(0), Top().A)
+                          : transform(Sh, swapIx(), mapI(0), Top().A);
+    Top().Sh = Sh;
     return true;
   }
   default:

@@ -32,7 +32,8 @@ namespace llq::detail {
 
 /// One 8-byte slot of a kernel's argument block.
 struct SlotSpec {
-  enum Kind : uint8_t { Buffer, Extent, ConstField, Val, Out, Host };
+  /// Fault: a pointer to the launch's fault word (see KernelGen::fault).
+  enum Kind : uint8_t { Buffer, Extent, ConstField, Val, Out, Host, Fault };
   Kind K = Host;
   uint32_t NodeIx = 0; ///< Preorder number of the node it belongs to.
   uint32_t A = 0;      ///< Field, dimension, constant or value number.
@@ -79,6 +80,12 @@ public:
   std::string out(unsigned Output, unsigned Field, bool NoAlias = true);
   std::string hostInt(unsigned K);
   std::string hostPtr(unsigned K, bool NoAlias = true);
+  /// "%sN": a pointer to the launch's fault word, an i64 that starts at -1.
+  /// Code that finds the program at fault (an index a projection returned
+  /// outside its source, say) stores the preorder number of the node at
+  /// fault there, atomically, and goes on without the bad access; the
+  /// launch then fails with a message that names the node.
+  std::string fault();
   /// Code that builds constant C of N; returns its operand.
   std::string constant(const Node &N, unsigned C, std::string &Code);
 
@@ -167,6 +174,7 @@ private:
   std::vector<const Node *> Nodes;
   std::vector<uint64_t> Args;
   std::vector<std::unique_ptr<uint8_t[], void (*)(uint8_t *)>> Scratch;
+  alignas(8) int64_t FaultWord = -1;
 };
 
 class Skeleton {
