@@ -11,6 +11,7 @@
 #include "llquote/skeletons/Node.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/IR/Function.h"
+#include <algorithm>
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
@@ -169,6 +170,14 @@ void readFn(FnImpl &P) {
 }
 
 } // namespace
+
+Fn Fn::atMacro(std::string Signature, std::string Body, std::string File,
+               unsigned Line, bool LineIsLast) {
+  if (LineIsLast)
+    Line -= std::min<unsigned>(
+        Line - 1, unsigned(std::count(Body.begin(), Body.end(), '\n')));
+  return Fn(std::move(Signature), std::move(Body), std::move(File), Line);
+}
 
 Fn::Fn(std::string Signature, std::string Body, std::string File,
        unsigned Line) {

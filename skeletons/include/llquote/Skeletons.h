@@ -71,6 +71,12 @@ class Fn {
 public:
   Fn(std::string Signature, std::string Body, std::string File = "<fn>",
      unsigned Line = 1);
+  /// For LLQ_FN: \p Line is __LINE__ of the macro call, which is its first
+  /// line with GCC and its last with Clang (\p LineIsLast); then the body's
+  /// newlines are counted back, so the signature and the start of the body
+  /// must be on the LLQ_FN's line, as in `LLQ_FN("i32 (i32 %x)", R"(`.
+  static Fn atMacro(std::string Signature, std::string Body, std::string File,
+                    unsigned Line, bool LineIsLast);
 
   /// True when the function was read without error.
   bool ok() const;
@@ -102,9 +108,15 @@ private:
 };
 
 /// An Fn read once per place in the program, however often the line runs.
+#if defined(__clang__)
+#define LLQ_FN_LINE_IS_LAST_ true
+#else
+#define LLQ_FN_LINE_IS_LAST_ false
+#endif
 #define LLQ_FN(Signature, Body)                                                \
   ([]() -> ::llq::Fn {                                                         \
-    static const ::llq::Fn LLQ_Fn_((Signature), (Body), __FILE__, __LINE__);   \
+    static const ::llq::Fn LLQ_Fn_ = ::llq::Fn::atMacro(                       \
+        (Signature), (Body), __FILE__, __LINE__, LLQ_FN_LINE_IS_LAST_);        \
     return LLQ_Fn_;                                                            \
   }())
 
