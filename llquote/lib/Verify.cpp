@@ -123,16 +123,19 @@ Error llq::verifyFunctionsLocated(ArrayRef<Function *> Fs,
 Error llq::verifyLocated(Module &M, const SyntaxTree &Tree,
                          const SourceMgr &SM, unsigned BufferID) {
   dropOtherVersionDebugInfo(M);
+  // Broken debug info is dropped with a warning, as LLVM's reader does. It
+  // is found first without a report: LLVM 19's verifier crashes while it
+  // prints some broken debug records (one without a location, say).
+  bool BrokenDebugInfo = false;
+  verifyModule(M, /*OS=*/nullptr, &BrokenDebugInfo);
+  if (BrokenDebugInfo) {
+    M.getContext().diagnose(DiagnosticInfoIgnoringInvalidDebugMetadata(M));
+    StripDebugInfo(M);
+  }
   std::string Report;
   raw_string_ostream OS(Report);
-  bool BrokenDebugInfo = false;
-  if (!verifyModule(M, &OS, &BrokenDebugInfo)) {
-    if (BrokenDebugInfo) {
-      M.getContext().diagnose(DiagnosticInfoIgnoringInvalidDebugMetadata(M));
-      StripDebugInfo(M);
-    }
+  if (!verifyModule(M, &OS))
     return Error::success();
-  }
   for (Function &F : M) {
     if (F.isDeclaration())
       continue;
