@@ -353,7 +353,7 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
   SyntaxTree Tree(SM.getMemoryBuffer(BufferID)->getBuffer());
   if (Error E = parseSyntax(Tree, SM, BufferID))
     return firstErrorInSourceOrder(std::move(E), Tree, SM, BufferID);
-  if (Tree.NumAntiquotes && Opts.Bound)
+  if (!Tree.Antiquotes.empty() && Opts.Bound)
     return parseSpliced(Tree, SM, BufferID, T, Opts);
   if (Error E = checkSelfContainedTypes(Tree, SM, BufferID, T.Into))
     return E;

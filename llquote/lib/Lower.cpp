@@ -59,21 +59,6 @@ LoweredText LoweredTextBuilder::take() {
   return std::move(Result);
 }
 
-/// The first antiquote in source order: they all need bindings.
-static const Node *findAntiquote(const Node *Root) {
-  SmallVector<const Node *, 64> Stack{Root};
-  while (!Stack.empty()) {
-    const Node *N = Stack.pop_back_val();
-    if (N->is(NodeKind::Antiquote))
-      return N;
-    size_t Mark = Stack.size();
-    for (const Node *C = N->First; C; C = C->Next)
-      Stack.push_back(C);
-    std::reverse(Stack.begin() + Mark, Stack.end());
-  }
-  return nullptr;
-}
-
 /// Whether the body uses the dialect: a control structure, a direct
 /// assignment, or a block that falls through. Only then are names
 /// reassignable; a function in plain LLVM IR keeps LLVM's rules, so a name
@@ -117,9 +102,8 @@ static bool redefinesAName(const SyntaxTree &Tree, const Node *Define) {
 Expected<LoweredText> llq::lowerSyntax(const SyntaxTree &Tree,
                                        const SourceMgr &SM, unsigned BufferID,
                                        const LowerOptions &Opts) {
-  if (Tree.NumAntiquotes) {
-    const Node *N = findAntiquote(Tree.Root);
-    assert(N && "counted an antiquote the walk did not find");
+  // Every antiquote needs a binding; the first in the text is reported.
+  if (const Node *N = Tree.firstAntiquote()) {
     return makeError(SM, locAt(SM, BufferID, N->Range.Begin),
                      "unbound antiquote '" + Tree.text(N) + "'");
   }

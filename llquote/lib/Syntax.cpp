@@ -67,7 +67,6 @@ Node *SyntaxTree::withResult(Node *Inst, Node *Result) {
 Node *SyntaxTree::antiquote(AntiquoteKind K, SrcRange R) {
   Node *N = make(NodeKind::Antiquote, R);
   N->Sub = static_cast<uint16_t>(K);
-  ++NumAntiquotes;
   Antiquotes.push_back(N);
   return N;
 }

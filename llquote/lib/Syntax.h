@@ -162,10 +162,17 @@ public:
   llvm::StringRef Source;
   Node *Root = nullptr;
   /// Counts of dialect constructs, so plain LLVM IR skips the dialect passes.
-  unsigned NumAntiquotes = 0;
   /// Every antiquote read, in the order the parser made them; a rule that
   /// has no place for one leaves it out of the tree, and only this finds it.
   std::vector<const Node *> Antiquotes;
+  /// The first of Antiquotes in source order, or null.
+  const Node *firstAntiquote() const {
+    const Node *First = nullptr;
+    for (const Node *A : Antiquotes)
+      if (!First || A->Range.Begin < First->Range.Begin)
+        First = A;
+    return First;
+  }
   unsigned NumControl = 0;
   /// The type definitions read so far, in source order: all of them once
   /// the tree is whole, those before the error when parsing stopped on one.
@@ -177,7 +184,7 @@ public:
   bool LexicalError = false;
   /// Whether anything outside plain LLVM IR has been read so far.
   bool sawDialect() const {
-    return NumAntiquotes || NumControl || SawDialectKeyword;
+    return !Antiquotes.empty() || NumControl || SawDialectKeyword;
   }
 
 private:

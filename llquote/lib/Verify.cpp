@@ -90,17 +90,23 @@ static Error verifyOne(const Function &F, const SyntaxTree &Tree,
                    Message);
 }
 
+/// Whether \p M's debug info is broken, found without a report: LLVM 19's
+/// verifier crashes while it prints some broken debug records (a `metadata
+/// !{}` variable, a record without a location), so this runs before any
+/// verification that prints.
+static bool debugInfoIsBroken(const Module &M) {
+  bool BrokenDebugInfo = false;
+  verifyModule(M, /*OS=*/nullptr, &BrokenDebugInfo);
+  return BrokenDebugInfo;
+}
+
 /// Drops the debug info of \p Fs if the module's is broken, warning as
-/// verifyLocated does. Verifying a function with a malformed debug record
-/// (a `metadata !{}` variable) makes LLVM 19's verifier crash while it
-/// prints the record, so this runs first, printing nothing.
+/// verifyLocated does.
 static void dropBrokenDebugInfo(ArrayRef<Function *> Fs) {
   if (Fs.empty())
     return;
   Module &M = *Fs.front()->getParent();
-  bool BrokenDebugInfo = false;
-  verifyModule(M, /*OS=*/nullptr, &BrokenDebugInfo);
-  if (!BrokenDebugInfo)
+  if (!debugInfoIsBroken(M))
     return;
   bool Stripped = false;
   for (Function *F : Fs)
@@ -123,12 +129,8 @@ Error llq::verifyFunctionsLocated(ArrayRef<Function *> Fs,
 Error llq::verifyLocated(Module &M, const SyntaxTree &Tree,
                          const SourceMgr &SM, unsigned BufferID) {
   dropOtherVersionDebugInfo(M);
-  // Broken debug info is dropped with a warning, as LLVM's reader does. It
-  // is found first without a report: LLVM 19's verifier crashes while it
-  // prints some broken debug records (one without a location, say).
-  bool BrokenDebugInfo = false;
-  verifyModule(M, /*OS=*/nullptr, &BrokenDebugInfo);
-  if (BrokenDebugInfo) {
+  // Broken debug info is dropped with a warning, as LLVM's reader does.
+  if (debugInfoIsBroken(M)) {
     M.getContext().diagnose(DiagnosticInfoIgnoringInvalidDebugMetadata(M));
     StripDebugInfo(M);
   }
