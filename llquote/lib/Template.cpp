@@ -401,11 +401,14 @@ Template::Template(StringRef Text, StringRef File, unsigned Line,
 
 Template::Template(StringRef Text, StringRef File, unsigned Line,
                    MacroLine Which, Granularity G)
-    : Template(Text, File,
-               Which == MacroLine::First
-                   ? Line
-                   : Line - std::min<unsigned>(Line - 1, Text.count('\n')),
-               1, G) {}
+    : Template(Text, File, macroStartLine(Line, Which, Text), 1, G) {}
+
+unsigned Template::macroStartLine(unsigned Line, MacroLine Which,
+                                  StringRef Text) {
+  if (Which == MacroLine::First)
+    return Line;
+  return Line - std::min<unsigned>(Line - 1, Text.count('\n'));
+}
 
 Template::~Template() = default;
 

@@ -173,9 +173,9 @@ void readFn(FnImpl &P) {
 
 Fn Fn::atMacro(std::string Signature, std::string Body, std::string File,
                unsigned Line, bool LineIsLast) {
-  if (LineIsLast)
-    Line -= std::min<unsigned>(
-        Line - 1, unsigned(std::count(Body.begin(), Body.end(), '\n')));
+  Line = Template::macroStartLine(
+      Line, LineIsLast ? Template::MacroLine::Last : Template::MacroLine::First,
+      Body);
   return Fn(std::move(Signature), std::move(Body), std::move(File), Line);
 }
 

@@ -88,6 +88,10 @@ public:
   /// Which line of a macro call spanning several lines __LINE__ names:
   /// GCC gives the first, Clang the last (that of the closing parenthesis).
   enum class MacroLine { First, Last };
+  /// The line a macro argument \p Text starts on, when \p Line is __LINE__
+  /// of the macro call and Text starts on the call's first line.
+  static unsigned macroStartLine(unsigned Line, MacroLine Which,
+                                 llvm::StringRef Text);
   /// For the LLQ_ macros: \p Line is __LINE__ of the macro call.
   Template(llvm::StringRef Text, llvm::StringRef File, unsigned Line,
            MacroLine Which, Granularity G = Granularity::Module);
