@@ -12,8 +12,6 @@
 #include "Parse.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/IR/DerivedTypes.h"
 #include <map>
 
@@ -33,34 +31,7 @@ public:
 
   /// The name of a named type that contains itself and that the named type
   /// \p Name contains (or is), or an empty string.
-  std::string selfContained(const std::string &Name) { return named(Name); }
-
-private:
-  /// The same question for the type \p Ty of the tree.
-  std::string containedIn(const Node *Ty) {
-    if (!Ty || !Ty->is(NodeKind::Type))
-      return {};
-    StringRef Text = Tree.text(Ty).trim();
-    if (Text.ends_with("*"))
-      return {};
-    if (Text.starts_with("%"))
-      return named(nameOfToken(Text));
-    if (!Text.starts_with("[") && !Text.starts_with("{") &&
-        !Text.starts_with("<{"))
-      return {};
-    for (const Node *Elt = Ty->First; Elt; Elt = Elt->Next)
-      if (std::string Name = containedIn(Elt); !Name.empty())
-        return Name;
-    return {};
-  }
-
-  enum State : uint8_t { Active, Done };
-  struct Visit {
-    State S;
-    std::string Found;
-  };
-
-  std::string named(const std::string &Name) {
+  std::string selfContained(const std::string &Name) {
     auto [It, New] = Visits.try_emplace(Name, Visit{Active, {}});
     if (!New)
       return It->second.S == Active ? Name : It->second.Found;
@@ -76,6 +47,31 @@ private:
     Visits[Name] = Visit{Done, Found};
     return Found;
   }
+
+private:
+  /// The same question for the type \p Ty of the tree.
+  std::string containedIn(const Node *Ty) {
+    if (!Ty || !Ty->is(NodeKind::Type))
+      return {};
+    StringRef Text = Tree.text(Ty).trim();
+    if (Text.ends_with("*"))
+      return {};
+    if (Text.starts_with("%"))
+      return selfContained(nameOfToken(Text));
+    if (!Text.starts_with("[") && !Text.starts_with("{") &&
+        !Text.starts_with("<{"))
+      return {};
+    for (const Node *Elt = Ty->First; Elt; Elt = Elt->Next)
+      if (std::string Name = containedIn(Elt); !Name.empty())
+        return Name;
+    return {};
+  }
+
+  enum State : uint8_t { Active, Done };
+  struct Visit {
+    State S;
+    std::string Found;
+  };
 
   /// The same question for a type LLVM already holds.
   std::string inModule(Type *Ty) {
@@ -121,10 +117,14 @@ Error llq::checkSelfContainedTypes(const SyntaxTree &Tree, const SourceMgr &SM,
   if (TypeDefs.empty())
     return Error::success();
   SelfContainment Types(Tree, Into);
-  for (const Node *Def : TypeDefs)
-    Types.addDefinition(definedName(Tree, Def), Def);
+  std::vector<std::string> Names;
   for (const Node *Def : TypeDefs) {
-    std::string Name = definedName(Tree, Def);
+    Names.push_back(definedName(Tree, Def));
+    Types.addDefinition(Names.back(), Def);
+  }
+  for (size_t I = 0; I < TypeDefs.size(); ++I) {
+    const Node *Def = TypeDefs[I];
+    const std::string &Name = Names[I];
     std::string Inner = Types.selfContained(Name);
     if (Inner.empty())
       continue;
