@@ -248,10 +248,6 @@ public:
 const Fold FoldSkel;
 const FoldSeg FoldSegSkel;
 
-std::vector<std::string> twoOf(const ElemType &T) {
-  return {irType(T), irType(T)};
-}
-
 /// fold and fold1 over A (Seed null for fold1), named Name.
 Acc makeFold(const char *Name, const Fn &F, const Scalar *Seed, const Acc &A) {
   auto N = makeConsumer(FoldSkel, Name, {A.node()});
@@ -263,15 +259,9 @@ Acc makeFold(const char *Name, const Fn &F, const Scalar *Seed, const Acc &A) {
     N->Error = fmt::format("{}: needs an array of rank 1 or more", Name);
     return Acc(N);
   }
-  N->Error = F.arrays().empty()
-                 ? checkFn(F, Name, twoOf(A.type()), irType(A.type()))
-                 : fmt::format("{}: error: {}'s function cannot read arrays",
-                               F.where(), Name);
+  N->Error = checkCombine(F, Name, A.type(), Seed);
   if (Seed) {
     N->Consts = {*Seed};
-    if (N->Error.empty() && Seed->type() != A.type())
-      N->Error = fmt::format("{}: the seed is {}, the array holds {}", Name,
-                             Seed->type().str(), A.type().str());
   } else if (N->Error.empty() &&
              A.shape().extent(A.shape().rank() - 1) == 0 &&
              Shape::make(outerExtents(A.shape()))->size() > 0) {
@@ -306,16 +296,9 @@ Acc makeFoldSeg(const char *Name, const Fn &F, const Scalar *Seed,
                            Name, Segs.type().str(), Segs.shape().str());
     return Acc(N);
   }
-  N->Error = F.arrays().empty()
-                 ? checkFn(F, Name, twoOf(A.type()), irType(A.type()))
-                 : fmt::format("{}: error: {}'s function cannot read arrays",
-                               F.where(), Name);
-  if (Seed) {
+  N->Error = checkCombine(F, Name, A.type(), Seed);
+  if (Seed)
     N->Consts = {*Seed};
-    if (N->Error.empty() && Seed->type() != A.type())
-      N->Error = fmt::format("{}: the seed is {}, the array holds {}", Name,
-                             Seed->type().str(), A.type().str());
-  }
   Extents E = outerExtents(A.shape());
   E.push_back(Segs.shape().extent(0));
   rt::Expected<Shape> Out = Shape::make(E);

@@ -112,6 +112,18 @@ std::string llq::detail::checkFn(const Fn &F, const char *Operation,
   return "";
 }
 
+std::string llq::detail::checkCombine(const Fn &F, const char *Operation,
+                                      const ElemType &T, const Scalar *Seed) {
+  if (!F.arrays().empty())
+    return fmt::format("{}: error: {}'s function cannot read arrays",
+                       F.where(), Operation);
+  std::string Error = checkFn(F, Operation, {irType(T), irType(T)}, irType(T));
+  if (Error.empty() && Seed && Seed->type() != T)
+    return fmt::format("{}: the seed is {}, the array holds {}", Operation,
+                       Seed->type().str(), T.str());
+  return Error;
+}
+
 //===-- Nodes -------------------------------------------------------------===//
 
 std::shared_ptr<Node> llq::detail::makeNode(Op K, const char *Name,

@@ -362,14 +362,7 @@ Acc makeScanSeg(const char *Name, bool Left, const Fn &F, const Scalar &Seed,
                            Name, Segs.type().str(), Segs.shape().str());
     return Acc(N);
   }
-  N->Error = F.arrays().empty()
-                 ? checkFn(F, Name, {irType(A.type()), irType(A.type())},
-                           irType(A.type()))
-                 : fmt::format("{}: error: {}'s function cannot read arrays",
-                               F.where(), Name);
-  if (N->Error.empty() && Seed.type() != A.type())
-    N->Error = fmt::format("{}: the seed is {}, the array holds {}", Name,
-                           Seed.type().str(), A.type().str());
+  N->Error = checkCombine(F, Name, A.type(), &Seed);
   N->Sh = *Shape::make({A.shape().size() + Segs.shape().size()});
   N->OutTypes = {N->Type};
   N->OutShapes = {N->Sh};
@@ -391,16 +384,9 @@ std::shared_ptr<Node> makeScan(const char *Name, bool Left, int Variant,
                            Name, A.shape().str());
     return N;
   }
-  N->Error = F.arrays().empty()
-                 ? checkFn(F, Name, {irType(A.type()), irType(A.type())},
-                           irType(A.type()))
-                 : fmt::format("{}: error: {}'s function cannot read arrays",
-                               F.where(), Name);
+  N->Error = checkCombine(F, Name, A.type(), Seed);
   if (Seed) {
     N->Consts = {*Seed};
-    if (N->Error.empty() && Seed->type() != A.type())
-      N->Error = fmt::format("{}: the seed is {}, the array holds {}", Name,
-                             Seed->type().str(), A.type().str());
   } else if (N->Error.empty() && A.shape().size() == 0) {
     N->Error = fmt::format("{} of an empty vector", Name);
   }

@@ -109,6 +109,11 @@ void useFns(Node &N, std::vector<Fn> Fns);
 std::string checkFn(const Fn &F, const char *Operation,
                     const std::vector<std::string> &Params,
                     const std::string &Result = "");
+/// The error, or "", for Operation's combining function F of elements of
+/// type T: (T, T) -> T, reading no arrays; and for its Seed, when it has
+/// one, which must be of type T. The function's error comes first.
+std::string checkCombine(const Fn &F, const char *Operation, const ElemType &T,
+                         const Scalar *Seed);
 /// The ElemType of an LLVM type spelling, if it is one of ours.
 std::optional<ElemType> elemTypeOf(const std::string &IRType);
 
