@@ -44,7 +44,7 @@ std::string f(float V) {
   return Buf;
 }
 
-/// The cumulative normal distribution of %D into %Out, as Native.cpp's cnd().
+/// The cumulative normal distribution of %D into %Out, as Problem.h's cnd().
 std::string cnd(const std::string &D, const std::string &Out) {
   std::string S;
   auto L = [&](const std::string &Line) { S += "  " + Line + "\n"; };

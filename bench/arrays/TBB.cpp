@@ -29,39 +29,6 @@ std::unique_ptr<tbb::global_control> Control;
 
 using Range = tbb::blocked_range<int64_t>;
 
-inline float cnd(float D) {
-  const float A1 = 0.31938153f, A2 = -0.356563782f, A3 = 1.781477937f,
-              A4 = -1.821255978f, A5 = 1.330274429f;
-  const float InvSqrt2Pi = 0.39894228040143267794f;
-  float K = 1.0f / (1.0f + 0.2316419f * std::fabs(D));
-  float W = InvSqrt2Pi * std::exp(-0.5f * D * D) *
-            (K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5)))));
-  return D < 0 ? W : 1.0f - W;
-}
-
-inline float blackScholes(float S, float K, float T) {
-  float SqrtT = std::sqrt(T);
-  float D1 = (std::log(S / K) + (BSRate + 0.5f * BSVol * BSVol) * T) /
-             (BSVol * SqrtT);
-  float D2 = D1 - BSVol * SqrtT;
-  return S * cnd(D1) - K * std::exp(-BSRate * T) * cnd(D2);
-}
-
-inline int32_t mandel(int64_t I, int64_t J, int64_t Rows, int64_t Cols,
-                      int32_t MaxIter) {
-  float CX = MandelX0 + float(J) * (MandelSpan / float(Cols));
-  float CY = MandelY0 + float(I) * (MandelSpan / float(Rows));
-  float ZX = 0, ZY = 0;
-  int32_t K = 0;
-  while (K < MaxIter && ZX * ZX + ZY * ZY <= 4.0f) {
-    float T = ZX * ZX - ZY * ZY + CX;
-    ZY = 2.0f * ZX * ZY + CY;
-    ZX = T;
-    ++K;
-  }
-  return K;
-}
-
 struct Store {
   Vec<float> F;
   Vec<int32_t> I;
