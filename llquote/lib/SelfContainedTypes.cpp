@@ -12,6 +12,7 @@
 #include "Parse.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/DerivedTypes.h"
 #include <map>
 
@@ -100,12 +101,20 @@ private:
 
 /// The name a type definition defines.
 std::string definedName(const SyntaxTree &Tree, const Node *Def) {
+  // The definition starts with the name's token; what follows it may be
+  // blanks, a comment or '=' directly, so the token ends where the lexer's
+  // name characters end.
   StringRef Text = Tree.text(Def);
   size_t End;
   if (Text.starts_with("%\""))
     End = std::min(Text.find('"', 2) + 1, Text.size());
   else
-    End = Text.find_first_of(" \t\r\n=");
+    End = std::min(Text.drop_front().find_if_not([](char C) {
+                     return isAlnum(C) || C == '-' || C == '$' || C == '.' ||
+                            C == '_';
+                   }),
+                   Text.size() - 1) +
+          1;
   return nameOfToken(Text.take_front(End));
 }
 

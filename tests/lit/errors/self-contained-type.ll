@@ -8,6 +8,8 @@
 ; RUN:   | FileCheck %S/Inputs/self-contained-type-direct.ll --check-prefix=DIRECT
 ; RUN: %expect-exit 1 llquote-fmt %S/Inputs/self-contained-type-syntax.ll 2>&1 \
 ; RUN:   | FileCheck %S/Inputs/self-contained-type-syntax.ll --check-prefix=SYNTAX --implicit-check-not="Stack dump"
+; RUN: %expect-exit 1 llquote-fmt %S/Inputs/self-contained-type-comment.ll 2>&1 \
+; RUN:   | FileCheck %S/Inputs/self-contained-type-comment.ll --check-prefix=COMMENT --implicit-check-not="Stack dump"
 ; RUN: %expect-exit 1 llquote-fmt -D 'T=[4 x %"in array"]' %S/Inputs/self-contained-type-spliced.ll 2>&1 \
 ; RUN:   | FileCheck %S/Inputs/self-contained-type-spliced.ll --check-prefix=SPLICED --implicit-check-not="Stack dump"
 
