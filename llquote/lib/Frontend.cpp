@@ -17,6 +17,7 @@
 #include "SelfContainedTypes.h"
 #include "Lower.h"
 #include "Parse.h"
+#include "FoldPoisonPhis.h"
 #include "Promote.h"
 #include "Splice.h"
 #include "Verify.h"
@@ -320,6 +321,7 @@ static Error assembleIntoExisting(const LoweredText &Lowered,
   Error E = assembleInto(Lowered, SM, BufferID, M);
   std::vector<Function *> NewFunctions;
   if (!E) {
+    foldPoisonPhis(M, Lowered.Phis);
     for (GlobalValue *GV : Before.added())
       if (auto *F = dyn_cast<Function>(GV)) {
         NewFunctions.push_back(F);
@@ -373,6 +375,7 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
     return M.takeError();
   if (LowerOpts.Mem2Reg)
     promoteSlots(**M);
+  foldPoisonPhis(**M, Lowered->Phis);
   if (Opts.Verify)
     if (Error E = verifyLocated(**M, Tree, SM, BufferID))
       return E;

@@ -38,6 +38,13 @@ private:
   std::vector<Segment> Segments; ///< Sorted by Out, contiguous.
 };
 
+/// A phi the SSA builder made: its function, its name, and whether one of
+/// its operands is poison.
+struct BuilderPhi {
+  std::string Function, Phi;
+  bool MergesPoison;
+};
+
 struct LoweredText {
   /// The lowered text: Storage, or the source buffer when it is unchanged.
   /// Either way it is followed by a NUL, as LLVM's assembler requires.
@@ -47,6 +54,9 @@ struct LoweredText {
   llvm::StringRef Unchanged;
   std::string Storage;
   SourceMap Map;
+  /// With LowerOptions::AllowUndef: the SSA builder's phis, for
+  /// foldPoisonPhis.
+  std::vector<BuilderPhi> Phis;
 };
 
 /// Builds lowered text piece by piece, recording the source map as it goes.
@@ -58,6 +68,8 @@ public:
   /// Appends generated text that stands for the source at \p Origin.
   void emit(llvm::StringRef Text, uint32_t Origin);
   LoweredText take();
+  /// Records a phi of the SSA builder.
+  void notePhi(BuilderPhi Phi) { Result.Phis.push_back(std::move(Phi)); }
   /// How much text has been appended.
   uint32_t size() const { return static_cast<uint32_t>(Result.Storage.size()); }
 

@@ -146,6 +146,7 @@ private:
 
   const SyntaxTree &Tree;
   const FlatFunction &F;
+  std::string FunctionName;
   StringSet<> &Used;
   UniqueNamer Names;
   const LowerOptions &Opts;
@@ -554,6 +555,11 @@ void Restorer::print(const Node *Body) {
       std::string Text = "  " + valueText(P) + " = phi " + VI.Type;
       ArrayRef<ssa::Block> Preds = B.predecessors(B.blockOf(P));
       ArrayRef<ssa::Value> Ops = B.phiOperands(P);
+      if (Opts.AllowUndef)
+        Out.notePhi({FunctionName, nameOfToken(valueText(P)),
+                     llvm::any_of(Ops, [&](ssa::Value Op) {
+                       return B.isUndef(B.resolve(Op));
+                     })});
       for (unsigned K = 0; K < Ops.size(); ++K)
         Text += std::string(K ? "," : "") + " [ " + valueText(Ops[K]) + ", " +
                 blockRef(Preds[K].Id) + " ]";
@@ -609,6 +615,9 @@ void Restorer::print(const Node *Body) {
 }
 
 Error Restorer::run(const Node *Define, const Node *Body) {
+  for (const Node *C = Define->First; C; C = C->Next)
+    if (C->is(NodeKind::GlobalRef))
+      FunctionName = nameOfToken(Tree.text(C));
   declareVars(Define, Body);
   for (unsigned I = 0; I < F.Blocks.size(); ++I) {
     Blocks.push_back(B.declareBlock());
