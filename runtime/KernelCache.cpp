@@ -193,11 +193,20 @@ std::unique_ptr<MemoryBuffer> DiskObjectCache::getObject(const Module *M) {
 
 void DiskObjectCache::notifyObjectCompiled(const Module *M,
                                            MemoryBufferRef Obj) {
+  if (WritesOff.load())
+    return;
   std::optional<KernelKey> Key = keyFromHex(M->getModuleIdentifier());
   assert(Key && "the engine names modules after their key");
-  if (Error Err = store(*Key, Obj.getBuffer()))
-    Log.line("disk cache write to " + Dir +
-             " failed: " + toString(std::move(Err)));
+  Error Err = store(*Key, Obj.getBuffer());
+  if (!Err)
+    return;
+  // Only the first failure is told: the ones after it are not tried.
+  if (!WritesOff.exchange(true))
+    Log.line("disk cache write to " + Dir + " failed: " +
+             toString(std::move(Err)) +
+             "; caching kernels in memory only from now on");
+  else
+    consumeError(std::move(Err));
 }
 
 Error DiskObjectCache::store(const KernelKey &Key, StringRef Object) {

@@ -108,8 +108,10 @@ public:
   DiskObjectCache(std::string Dir, VerboseLog &Log)
       : Dir(std::move(Dir)), Log(Log) {}
 
-  /// Stores Obj atomically; a failure to write is logged and otherwise
-  /// ignored, since it costs only a later compile.
+  /// Stores Obj atomically. A failure to write (an unwritable or full disk,
+  /// a file where the directory should be) costs only later compiles: it
+  /// is logged once, and the cache stops writing, so the engine goes on
+  /// with its memory cache alone. Entries already on disk are still read.
   void notifyObjectCompiled(const llvm::Module *M,
                             llvm::MemoryBufferRef Obj) override;
   /// A copy of the stored object, or null when there is no trustworthy
@@ -119,6 +121,8 @@ public:
   const std::string &directory() const { return Dir; }
   std::string entryPath(llvm::StringRef KeyHex) const;
   uint64_t rejects() const { return Rejects.load(); }
+  /// Whether a write has failed, so that no more are tried.
+  bool writesOff() const { return WritesOff.load(); }
 
 private:
   llvm::Error store(const KernelKey &Key, llvm::StringRef Object);
@@ -126,6 +130,7 @@ private:
   std::string Dir;
   VerboseLog &Log;
   std::atomic<uint64_t> Rejects{0};
+  std::atomic<bool> WritesOff{false};
 };
 
 } // namespace llq::rt::detail

@@ -28,7 +28,9 @@
 #include "llvm/TargetParser/Triple.h"
 #include <atomic>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
+#include <sys/resource.h>
 #include "AxpbKernel.h"
 #include <doctest/doctest.h>
 #include <string>
@@ -819,6 +821,81 @@ TEST_CASE("unwritable_cache_directory_costs_a_compile_not_an_error") {
   CHECK(Added.Origin == KernelOrigin::Compiled);
   CHECK(wrongSaxpyResults(*E) == 0);
   CHECK(LogText.find("disk cache write to") != std::string::npos);
+}
+
+/// How many times \p Log tells of a failed disk cache write.
+static size_t writeFailures(StringRef Log) {
+  return Log.count("disk cache write to");
+}
+
+/// The files in \p Dir, recursively.
+static size_t filesUnder(const std::string &Dir) {
+  size_t N = 0;
+  std::error_code EC;
+  for (llvm::sys::fs::recursive_directory_iterator It(Dir, EC), End;
+       It != End && !EC; It.increment(EC))
+    N += llvm::sys::fs::is_regular_file(It->path());
+  return N;
+}
+
+TEST_CASE("cache_directory_replaced_by_a_file_degrades_to_memory_with_one_"
+          "warning") {
+  TempDir Dir;
+  std::string LogText;
+  llvm::raw_string_ostream Log(LogText);
+  EngineOptions O = withDiskCache(Dir.str() + "/cache");
+  O.Verbose = true;
+  O.Log = &Log;
+  std::unique_ptr<Engine> E = makeEngine(O);
+  require(E->addModule(parseModule(SaxpyIR)));
+  REQUIRE(filesUnder(E->diskCacheDir()) == 1);
+  // The directory, entry and all, becomes a file while the engine runs.
+  REQUIRE(!llvm::sys::fs::remove_directories(E->diskCacheDir()));
+  writeFile(E->diskCacheDir(), "not a directory");
+
+  CHECK(require(E->addModule(parseModule(AddMulIR))).Origin ==
+        KernelOrigin::Compiled);
+  CHECK(require(E->addModule(parseModule(SumIR))).Origin ==
+        KernelOrigin::Compiled);
+  CHECK_MESSAGE(writeFailures(LogText) == 1, LogText);
+  CHECK(LogText.find("caching kernels in memory only from now on") !=
+        std::string::npos);
+  // The memory cache still serves what was compiled after the failure.
+  CHECK(require(E->addModule(parseModule(AddMulIR))).Origin ==
+        KernelOrigin::MemoryCache);
+  CHECK(wrongSaxpyResults(*E) == 0);
+  CHECK(readFile(E->diskCacheDir()) == "not a directory");
+}
+
+TEST_CASE("a_full_disk_leaves_neither_entry_nor_temporary") {
+  TempDir Dir;
+  std::string LogText;
+  llvm::raw_string_ostream Log(LogText);
+  EngineOptions O = withDiskCache(Dir.str());
+  O.Verbose = true;
+  O.Log = &Log;
+  std::unique_ptr<Engine> E = makeEngine(O);
+  // A file size limit below an entry's size fails the write part way, as
+  // a full disk does (EFBIG instead of ENOSPC).
+  struct rlimit Old;
+  REQUIRE(getrlimit(RLIMIT_FSIZE, &Old) == 0);
+  struct rlimit Small = Old;
+  Small.rlim_cur = 64;
+  void (*OldHandler)(int) = std::signal(SIGXFSZ, SIG_IGN);
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &Small) == 0);
+  llvm::Expected<AddedModule> Added = E->addModule(parseModule(SaxpyIR));
+  setrlimit(RLIMIT_FSIZE, &Old);
+  std::signal(SIGXFSZ, OldHandler);
+
+  CHECK(require(std::move(Added)).Origin == KernelOrigin::Compiled);
+  CHECK(wrongSaxpyResults(*E) == 0);
+  CHECK_MESSAGE(writeFailures(LogText) == 1, LogText);
+  CHECK(filesUnder(E->diskCacheDir()) == 0);
+  // The disk is fine again for the next engine.
+  std::unique_ptr<Engine> Next = makeEngine(withDiskCache(Dir.str()));
+  CHECK(require(Next->addModule(parseModule(SaxpyIR))).Origin ==
+        KernelOrigin::Compiled);
+  CHECK(filesUnder(Next->diskCacheDir()) == 1);
 }
 
 //===----------------------------------------------------------------------===//
