@@ -127,6 +127,71 @@ Fn mandelFn(int64_t Rows, int64_t Cols, int32_t MaxIter) {
   return Fn("i32 (i64 %i, i64 %j)", B, __FILE__, __LINE__);
 }
 
+/// The acceleration of body %i from all bodies, as Problem.h's nbodyAccel():
+/// a generate whose function reads the four arrays it is given with().
+Fn nbodyFn() {
+  std::string B = R"(
+    %pxi = getelementptr float, ptr %xs, i64 %i
+    %xi = load float, ptr %pxi
+    %pyi = getelementptr float, ptr %ys, i64 %i
+    %yi = load float, ptr %pyi
+    %pzi = getelementptr float, ptr %zs, i64 %i
+    %zi = load float, ptr %pzi
+    %ax = float 0.0
+    %ay = float 0.0
+    %az = float 0.0
+    for i64 %j in 0 to %n {
+      %px = getelementptr float, ptr %xs, i64 %j
+      %xj = load float, ptr %px
+      %py = getelementptr float, ptr %ys, i64 %j
+      %yj = load float, ptr %py
+      %pz = getelementptr float, ptr %zs, i64 %j
+      %zj = load float, ptr %pz
+      %pm = getelementptr float, ptr %ms, i64 %j
+      %mj = load float, ptr %pm
+      %dx = fsub float %xj, %xi
+      %dy = fsub float %yj, %yi
+      %dz = fsub float %zj, %zi
+      %d2x = fmul float %dx, %dx
+      %d2y = fmul float %dy, %dy
+      %d2z = fmul float %dz, %dz
+      %d2a = fadd float %d2x, %d2y
+      %d2b = fadd float %d2a, %d2z
+      %d2 = fadd float %d2b, )" + f(NBodySoft) + R"(
+      %sq = call float @llvm.sqrt.f32(float %d2)
+      %inv = fdiv float 1.0, %sq
+      %inv2 = fmul float %inv, %inv
+      %inv3 = fmul float %inv2, %inv
+      %s = fmul float %mj, %inv3
+      %fx = fmul float %dx, %s
+      %ax = fadd float %ax, %fx
+      %fy = fmul float %dy, %s
+      %ay = fadd float %ay, %fy
+      %fz = fmul float %dz, %s
+      %az = fadd float %az, %fz
+    }
+    %axy = fadd float %ax, %ay
+    %r = fadd float %axy, %az)";
+  return Fn("float (i64 %i, ptr %xs, i64 %nx, ptr %ys, i64 %ny, ptr %zs, "
+            "i64 %nz, ptr %ms, i64 %n)",
+            B, __FILE__, __LINE__);
+}
+
+/// The 5x5 Gaussian of Problem.h's gaussRow(), over 25 neighbours.
+Fn gaussFn() {
+  static const float W[5] = {1, 4, 6, 4, 1};
+  std::string Sig = "float (", Body = "%s0 = float 0.0\n";
+  for (int I = 0; I < 25; ++I) {
+    std::string K = std::to_string(I);
+    Sig += std::string(I ? ", " : "") + "float %x" + K;
+    Body += "%w" + K + " = fmul float " +
+            f(W[I / 5] * W[I % 5] * (1.0f / 256.0f)) + ", %x" + K + "\n";
+    Body += "%s" + std::to_string(I + 1) + " = fadd float %s" + K + ", %w" +
+            K + "\n";
+  }
+  return Fn(Sig + ")", Body + "%r = float %s25\n", __FILE__, __LINE__);
+}
+
 std::optional<Impl> make(const Problem &P) {
   Runtime &R = *TheRuntime;
   auto AddF = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
@@ -176,6 +241,11 @@ std::optional<Impl> make(const Problem &P) {
                 wrap({N}, P.Z.data()));
   } else if (Op == "mandelbrot") {
     E = generate({P.Rows, P.Cols}, mandelFn(P.Rows, P.Cols, P.MaxIter));
+  } else if (Op == "nbody") {
+    static Fn Accel = nbodyFn();
+    E = generate({N}, Accel.with({wrap({N}, P.X.data()), wrap({N}, P.Y.data()),
+                                  wrap({N}, P.Z.data()),
+                                  wrap({N}, P.M.data())}));
 #ifdef LLQ_BENCH_HAVE_STENCIL
   } else if (Op == "blur3" || Op == "blur5") {
     int K = Op == "blur3" ? 3 : 5;
@@ -195,6 +265,33 @@ std::optional<Impl> make(const Problem &P) {
     static Fn Blur5 = MakeBlur(5);
     E = stencil(K == 3 ? Blur3 : Blur5, Boundary::clamp(),
                 wrap({P.Rows, P.Cols}, P.X.data()));
+  } else if (Op == "canny") {
+    static Fn Gauss = gaussFn();
+    // Sobel's gradient magnitude, as Problem.h's sobelRow().
+    static Fn Sobel = LLQ_FN(
+        "float (float %x0, float %x1, float %x2, float %x3, float %x4, "
+        "float %x5, float %x6, float %x7, float %x8)",
+        R"(%m5 = fmul float 2.0, %x5
+           %a0 = fadd float %x2, %m5
+           %a1 = fadd float %a0, %x8
+           %m3 = fmul float 2.0, %x3
+           %b0 = fadd float %x0, %m3
+           %b1 = fadd float %b0, %x6
+           %gx = fsub float %a1, %b1
+           %m7 = fmul float 2.0, %x7
+           %c0 = fadd float %x6, %m7
+           %c1 = fadd float %c0, %x8
+           %m1 = fmul float 2.0, %x1
+           %d0 = fadd float %x0, %m1
+           %d1 = fadd float %d0, %x2
+           %gy = fsub float %c1, %d1
+           %gx2 = fmul float %gx, %gx
+           %gy2 = fmul float %gy, %gy
+           %g2 = fadd float %gx2, %gy2
+           %r = call float @llvm.sqrt.f32(float %g2))");
+    E = stencil(Sobel, Boundary::clamp(),
+                stencil(Gauss, Boundary::clamp(),
+                        wrap({P.Rows, P.Cols}, P.X.data())));
 #endif
   } else {
     return std::nullopt;

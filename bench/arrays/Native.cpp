@@ -23,35 +23,6 @@ using namespace llq::arraybench;
 
 namespace {
 
-/// One row of a k x k box blur with clamped borders.
-template <int R>
-inline void blurRow(const float *In, float *Out, int64_t Rows, int64_t Cols,
-                    int64_t I) {
-  const float Scale = 1.0f / float((2 * R + 1) * (2 * R + 1));
-  const float *Rp[2 * R + 1];
-  for (int D = -R; D <= R; ++D)
-    Rp[D + R] = In + std::clamp<int64_t>(I + D, 0, Rows - 1) * Cols;
-  auto At = [&](int64_t J) {
-    float S = 0;
-    for (int DI = 0; DI < 2 * R + 1; ++DI)
-      for (int DJ = -R; DJ <= R; ++DJ)
-        S += Rp[DI][std::clamp<int64_t>(J + DJ, 0, Cols - 1)];
-    return S * Scale;
-  };
-  int64_t J = 0;
-  for (; J < std::min<int64_t>(R, Cols); ++J)
-    Out[I * Cols + J] = At(J);
-  for (; J < Cols - R; ++J) {
-    float S = 0;
-    for (int DI = 0; DI < 2 * R + 1; ++DI)
-      for (int DJ = -R; DJ <= R; ++DJ)
-        S += Rp[DI][J + DJ];
-    Out[I * Cols + J] = S * Scale;
-  }
-  for (; J < Cols; ++J)
-    Out[I * Cols + J] = At(J);
-}
-
 /// The peer's storage: a float or int output and a scalar.
 struct Store {
   Vec<float> F;
@@ -223,6 +194,33 @@ std::optional<Impl> make(const Problem &P) {
       for (int64_t I = 0; I < R; ++I)
         for (int64_t J = 0; J < C; ++J)
           O[I * C + J] = mandel(I, J, R, C, M);
+    };
+  } else if (Op == "nbody") {
+    St->F.resize(size_t(N));
+    Run = [St, Q, N] {
+      const float *X = Q->X.data(), *Y = Q->Y.data(), *Z = Q->Z.data(),
+                  *M = Q->M.data();
+      float *O = St->F.data();
+#pragma omp parallel for schedule(static)
+      for (int64_t I = 0; I < N; ++I)
+        O[I] = nbodyAccel(X, Y, Z, M, N, I);
+    };
+  } else if (Op == "canny") {
+    St->F.resize(size_t(N));
+    auto Tmp = std::make_shared<Vec<float>>(size_t(N));
+    Run = [St, Q, Tmp] {
+      const float *X = Q->X.data();
+      float *G = Tmp->data(), *O = St->F.data();
+      int64_t R = Q->Rows, C = Q->Cols;
+#pragma omp parallel
+      {
+#pragma omp for
+        for (int64_t I = 0; I < R; ++I)
+          gaussRow(X, G, R, C, I);
+#pragma omp for
+        for (int64_t I = 0; I < R; ++I)
+          sobelRow(G, O, R, C, I);
+      }
     };
   } else if (Op == "blur3" || Op == "blur5") {
     St->F.resize(size_t(N));

@@ -13,6 +13,7 @@
 #ifndef LLQUOTE_BENCH_ARRAYS_PROBLEM_H
 #define LLQUOTE_BENCH_ARRAYS_PROBLEM_H
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -49,6 +50,7 @@ struct Problem {
   int64_t Rows = 0, Cols = 0; ///< Matrices: transpose, blur, mandelbrot.
   float A = 2.5f;             ///< SAXPY's a.
   Vec<float> X, Y, Z;         ///< Inputs; Black-Scholes: S, K, T.
+  Vec<float> M;               ///< n-body: masses (X, Y, Z: positions).
   Vec<int32_t> W;             ///< Histogram weights.
   Vec<int32_t> Segs;          ///< Segment lengths for the segmented sum.
   int64_t Bins = 256;         ///< Histogram bins.
@@ -120,6 +122,86 @@ inline int32_t mandel(int64_t I, int64_t J, int64_t Rows, int64_t Cols,
     ++K;
   }
   return K;
+}
+
+/// One row of a k x k box blur with clamped borders.
+template <int R>
+inline void blurRow(const float *In, float *Out, int64_t Rows, int64_t Cols,
+                    int64_t I) {
+  const float Scale = 1.0f / float((2 * R + 1) * (2 * R + 1));
+  const float *Rp[2 * R + 1];
+  for (int D = -R; D <= R; ++D)
+    Rp[D + R] = In + std::clamp<int64_t>(I + D, 0, Rows - 1) * Cols;
+  auto At = [&](int64_t J) {
+    float S = 0;
+    for (int DI = 0; DI < 2 * R + 1; ++DI)
+      for (int DJ = -R; DJ <= R; ++DJ)
+        S += Rp[DI][std::clamp<int64_t>(J + DJ, 0, Cols - 1)];
+    return S * Scale;
+  };
+  int64_t J = 0;
+  for (; J < std::min<int64_t>(R, Cols); ++J)
+    Out[I * Cols + J] = At(J);
+  for (; J < Cols - R; ++J) {
+    float S = 0;
+    for (int DI = 0; DI < 2 * R + 1; ++DI)
+      for (int DJ = -R; DJ <= R; ++DJ)
+        S += Rp[DI][J + DJ];
+    Out[I * Cols + J] = S * Scale;
+  }
+  for (; J < Cols; ++J)
+    Out[I * Cols + J] = At(J);
+}
+
+/// One row of the front of Canny: a 5x5 Gaussian (weights 1 4 6 4 1 in
+/// each direction, over 256), clamped at the borders, of In into Out.
+inline void gaussRow(const float *In, float *Out, int64_t Rows, int64_t Cols,
+                     int64_t I) {
+  static const float W[5] = {1, 4, 6, 4, 1};
+  for (int64_t J = 0; J < Cols; ++J) {
+    float S = 0;
+    for (int DI = -2; DI <= 2; ++DI) {
+      const float *Row = In + std::clamp<int64_t>(I + DI, 0, Rows - 1) * Cols;
+      for (int DJ = -2; DJ <= 2; ++DJ)
+        S += (W[DI + 2] * W[DJ + 2] * (1.0f / 256.0f)) *
+             Row[std::clamp<int64_t>(J + DJ, 0, Cols - 1)];
+    }
+    Out[I * Cols + J] = S;
+  }
+}
+
+/// Then the Sobel gradient's magnitude, sqrt(gx^2 + gy^2), clamped too.
+inline void sobelRow(const float *In, float *Out, int64_t Rows, int64_t Cols,
+                     int64_t I) {
+  const float *U = In + std::max<int64_t>(I - 1, 0) * Cols;
+  const float *M = In + I * Cols;
+  const float *D = In + std::min<int64_t>(I + 1, Rows - 1) * Cols;
+  for (int64_t J = 0; J < Cols; ++J) {
+    int64_t L = std::max<int64_t>(J - 1, 0), R = std::min<int64_t>(J + 1, Cols - 1);
+    float Gx = (U[R] + 2.0f * M[R] + D[R]) - (U[L] + 2.0f * M[L] + D[L]);
+    float Gy = (D[L] + 2.0f * D[J] + D[R]) - (U[L] + 2.0f * U[J] + U[R]);
+    Out[I * Cols + J] = std::sqrt(Gx * Gx + Gy * Gy);
+  }
+}
+
+// n-body: the softening added to every squared distance.
+constexpr float NBodySoft = 0.01f;
+
+/// The acceleration of body I from all N bodies (positions X, Y, Z, masses
+/// M), as ax + ay + az: one number that needs all three.
+inline float nbodyAccel(const float *X, const float *Y, const float *Z,
+                        const float *M, int64_t N, int64_t I) {
+  float Ax = 0, Ay = 0, Az = 0;
+  for (int64_t J = 0; J < N; ++J) {
+    float Dx = X[J] - X[I], Dy = Y[J] - Y[I], Dz = Z[J] - Z[I];
+    float D2 = Dx * Dx + Dy * Dy + Dz * Dz + NBodySoft;
+    float Inv = 1.0f / std::sqrt(D2);
+    float S = M[J] * (Inv * Inv * Inv);
+    Ax += Dx * S;
+    Ay += Dy * S;
+    Az += Dz * S;
+  }
+  return Ax + Ay + Az;
 }
 
 /// Each module adds its peers; a module whose library is missing adds none.

@@ -195,6 +195,49 @@ std::optional<Impl> make(const Problem &P) {
             O[I * C + J] = mandel(I, J, R, C, M);
       });
     };
+  } else if (Op == "blur3" || Op == "blur5") {
+    St->F.resize(size_t(N));
+    bool Five = Op == "blur5";
+    Run = [St, Q, Five] {
+      const float *X = Q->X.data();
+      float *O = St->F.data();
+      int64_t R = Q->Rows, C = Q->Cols;
+      tbb::parallel_for(Range(0, R), [=](const Range &B) {
+        for (int64_t I = B.begin(); I < B.end(); ++I) {
+          if (Five)
+            blurRow<2>(X, O, R, C, I);
+          else
+            blurRow<1>(X, O, R, C, I);
+        }
+      });
+    };
+  } else if (Op == "canny") {
+    St->F.resize(size_t(N));
+    auto Tmp = std::make_shared<Vec<float>>(size_t(N));
+    Run = [St, Q, Tmp] {
+      const float *X = Q->X.data();
+      float *G = Tmp->data(), *O = St->F.data();
+      int64_t R = Q->Rows, C = Q->Cols;
+      tbb::parallel_for(Range(0, R), [=](const Range &B) {
+        for (int64_t I = B.begin(); I < B.end(); ++I)
+          gaussRow(X, G, R, C, I);
+      });
+      tbb::parallel_for(Range(0, R), [=](const Range &B) {
+        for (int64_t I = B.begin(); I < B.end(); ++I)
+          sobelRow(G, O, R, C, I);
+      });
+    };
+  } else if (Op == "nbody") {
+    St->F.resize(size_t(N));
+    Run = [St, Q, N] {
+      const float *X = Q->X.data(), *Y = Q->Y.data(), *Z = Q->Z.data(),
+                  *M = Q->M.data();
+      float *O = St->F.data();
+      tbb::parallel_for(Range(0, N), [=](const Range &B) {
+        for (int64_t I = B.begin(); I < B.end(); ++I)
+          O[I] = nbodyAccel(X, Y, Z, M, N, I);
+      });
+    };
   } else {
     return std::nullopt;
   }

@@ -5,7 +5,8 @@
 // peer's own buffers. Schedules: element-wise operations split into 8192-
 // element tasks run in parallel and vectorized by 8; reductions rfactor'ed
 // twice (parallel over chunks, vector lanes within); transpose tiled 32x32;
-// the blur the classic two-stage schedule (rows computed per tile). Halide
+// the blur the classic two-stage schedule (rows computed per tile), Canny's
+// front its Gaussian per row band, n-body a vectorized tuple update. Halide
 // has no parallel scan, histogram or segmented reduction to offer beside
 // its sequential update definitions, nor an early-exit loop for mandelbrot;
 // those operations have no Halide peer.
@@ -120,6 +121,60 @@ std::shared_ptr<Pipe> build(const std::string &Op) {
         .vectorize(II, 8)
         .parallel(JO);
     Rows.compute_at(P->Out, IO).vectorize(I, 8);
+  } else if (Op == "canny") {
+    // The Gaussian separably (rows, then columns), stored per row band;
+    // then Sobel's magnitude over it, clamped at the image's edges.
+    static const float W[5] = {1, 4, 6, 4, 1};
+    ImageParam X(Float(32), 2, "x");
+    P->In = {X};
+    Func In = BoundaryConditions::repeat_edge(X);
+    Func Rows("rows"), Gauss("gauss");
+    Expr SX = 0.0f, SY = 0.0f;
+    for (int D = -2; D <= 2; ++D)
+      SX = SX + W[D + 2] * In(I + D, J);
+    Rows(I, J) = SX;
+    for (int D = -2; D <= 2; ++D)
+      SY = SY + W[D + 2] * Rows(I, J + D);
+    Gauss(I, J) = SY * (1.0f / 256.0f);
+    Func G = BoundaryConditions::repeat_edge(
+        Gauss, {{0, X.dim(0).extent()}, {0, X.dim(1).extent()}});
+    Expr Gx = (G(I + 1, J - 1) + 2.0f * G(I + 1, J) + G(I + 1, J + 1)) -
+              (G(I - 1, J - 1) + 2.0f * G(I - 1, J) + G(I - 1, J + 1));
+    Expr Gy = (G(I - 1, J + 1) + 2.0f * G(I, J + 1) + G(I + 1, J + 1)) -
+              (G(I - 1, J - 1) + 2.0f * G(I, J - 1) + G(I + 1, J - 1));
+    P->Out(I, J) = sqrt(Gx * Gx + Gy * Gy);
+    Var JO("jo"), JI("ji");
+    P->Out.split(J, JO, JI, 32, TailStrategy::GuardWithIf)
+        .vectorize(I, 8)
+        .parallel(JO);
+    Gauss.compute_at(P->Out, JO).vectorize(I, 8);
+    Rows.compute_at(P->Out, JO).vectorize(I, 8);
+  } else if (Op == "nbody") {
+    // One sequential update over all bodies per body, three sums in a
+    // tuple, vectorized across bodies.
+    ImageParam X(Float(32), 1, "x"), Y(Float(32), 1, "y"), Z(Float(32), 1, "z"),
+        M(Float(32), 1, "m");
+    P->In = {X, Y, Z, M};
+    RDom R(0, X.dim(0).extent());
+    Func Acc("acc");
+    Acc(I) = Tuple(0.0f, 0.0f, 0.0f);
+    // The body itself is read clamped: vector lanes past the last body
+    // compute something that is never stored.
+    Func XI = BoundaryConditions::repeat_edge(X),
+         YI = BoundaryConditions::repeat_edge(Y),
+         ZI = BoundaryConditions::repeat_edge(Z);
+    Expr Dx = X(R) - XI(I), Dy = Y(R) - YI(I), Dz = Z(R) - ZI(I);
+    Expr D2 = Dx * Dx + Dy * Dy + Dz * Dz + NBodySoft;
+    Expr Inv = 1.0f / sqrt(D2);
+    Expr S = M(R) * (Inv * Inv * Inv);
+    Acc(I) = Tuple(Acc(I)[0] + Dx * S, Acc(I)[1] + Dy * S, Acc(I)[2] + Dz * S);
+    P->Out(I) = Acc(I)[0] + Acc(I)[1] + Acc(I)[2];
+    Var IO("io"), II("ii");
+    P->Out.split(I, IO, II, 64, TailStrategy::GuardWithIf)
+        .vectorize(II, 8)
+        .parallel(IO);
+    Acc.compute_at(P->Out, IO).vectorize(I, 8);
+    Acc.update().vectorize(I, 8);
   } else {
     return nullptr;
   }
@@ -152,7 +207,7 @@ std::optional<Impl> make(const Problem &P) {
   auto St = std::make_shared<State>();
   int64_t N = P.N, OutN = N;
   const std::string &Op = P.Op;
-  if (Op == "transpose" || Op == "blur3" || Op == "blur5") {
+  if (Op == "transpose" || Op == "blur3" || Op == "blur5" || Op == "canny") {
     St->Ins.push_back(Buffer<float>(const_cast<float *>(P.X.data()), int(P.Cols),
                                     int(P.Rows)));
     St->Out.resize(size_t(N));
@@ -164,10 +219,12 @@ std::optional<Impl> make(const Problem &P) {
     St->Ins.push_back(in1(P.X, N));
     if (Op == "saxpy" || Op == "dot")
       St->Ins.push_back(in1(P.Y, N));
-    if (Op == "blackscholes") {
+    if (Op == "blackscholes" || Op == "nbody") {
       St->Ins.push_back(in1(P.Y, N));
       St->Ins.push_back(in1(P.Z, N));
     }
+    if (Op == "nbody")
+      St->Ins.push_back(in1(P.M, N));
     if (Op == "sum" || Op == "dot") {
       OutN = 1;
       St->OutBuf = Buffer<float>::make_scalar(&St->S);
