@@ -128,7 +128,9 @@ Fn mandelFn(int64_t Rows, int64_t Cols, int32_t MaxIter) {
 }
 
 /// The acceleration of body %i from all bodies, as Problem.h's nbodyAccel():
-/// a generate whose function reads the four arrays it is given with().
+/// a generate whose function reads the four arrays it is given with(). The
+/// sums are `reassoc`, so that LLVM vectorizes the loop over the bodies, as
+/// the omp peer's `simd reduction` does.
 Fn nbodyFn() {
   std::string B = R"(
     %pxi = getelementptr float, ptr %xs, i64 %i
@@ -164,11 +166,11 @@ Fn nbodyFn() {
       %inv3 = fmul float %inv2, %inv
       %s = fmul float %mj, %inv3
       %fx = fmul float %dx, %s
-      %ax = fadd float %ax, %fx
+      %ax = fadd reassoc float %ax, %fx
       %fy = fmul float %dy, %s
-      %ay = fadd float %ay, %fy
+      %ay = fadd reassoc float %ay, %fy
       %fz = fmul float %dz, %s
-      %az = fadd float %az, %fz
+      %az = fadd reassoc float %az, %fz
     }
     %axy = fadd float %ax, %ay
     %r = fadd float %axy, %az)";

@@ -188,10 +188,14 @@ inline void sobelRow(const float *In, float *Out, int64_t Rows, int64_t Cols,
 constexpr float NBodySoft = 0.01f;
 
 /// The acceleration of body I from all N bodies (positions X, Y, Z, masses
-/// M), as ax + ay + az: one number that needs all three.
+/// M), as ax + ay + az: one number that needs all three. Compiled with
+/// OpenMP (the omp peer) the sums are a SIMD reduction, which reassociates
+/// them, as llquote's function does with `fadd reassoc`; the seq and tbb
+/// peers add in order.
 inline float nbodyAccel(const float *X, const float *Y, const float *Z,
                         const float *M, int64_t N, int64_t I) {
   float Ax = 0, Ay = 0, Az = 0;
+#pragma omp simd reduction(+ : Ax, Ay, Az)
   for (int64_t J = 0; J < N; ++J) {
     float Dx = X[J] - X[I], Dy = Y[J] - Y[I], Dz = Z[J] - Z[I];
     float D2 = Dx * Dx + Dy * Dy + Dz * Dz + NBodySoft;
