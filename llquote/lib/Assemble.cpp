@@ -34,14 +34,40 @@ static uint32_t offsetOf(StringRef Text, int Line, int Col) {
   return static_cast<uint32_t>(std::min(Pos + std::max(Col, 0), EOL));
 }
 
+/// \p Message with each quoted local name that lowering made ('%x.2',
+/// '%x.load', '%x.slot') replaced by the variable's own ('%x').
+static std::string sourceNames(StringRef Message, const LoweredText &L) {
+  if (L.SourceNames.empty())
+    return Message.str();
+  std::string Out;
+  while (!Message.empty()) {
+    size_t Open = Message.find("'%");
+    if (Open == StringRef::npos)
+      break;
+    // A quoted name ends at the quote after it; "%\"a b\"" holds no '.
+    size_t Close = Message.find('\'', Open + 2);
+    if (Close == StringRef::npos)
+      break;
+    StringRef Token = Message.slice(Open + 1, Close);
+    Out += Message.take_front(Open + 1);
+    auto It = L.SourceNames.find(nameOfToken(Token));
+    Out += It == L.SourceNames.end() ? Token.str() : "%" + asmName(It->second);
+    Message = Message.drop_front(Close);
+  }
+  return Out + Message.str();
+}
+
 static Error relocate(const SMDiagnostic &D, const LoweredText &L,
                       const SourceMgr &SM, unsigned BufferID) {
+  std::string Message = sourceNames(D.getMessage(), L);
   if (D.getLineNo() <= 0)
-    return make_error<DiagnosticError>(D);
+    return make_error<DiagnosticError>(SMDiagnostic(
+        *D.getSourceMgr(), D.getLoc(), D.getFilename(), D.getLineNo(),
+        D.getColumnNo(), D.getKind(), Message, D.getLineContents(),
+        D.getRanges()));
   uint32_t Out = offsetOf(L.text(), D.getLineNo(), D.getColumnNo());
   SMLoc Loc = locAt(SM, BufferID, L.Map.toSource(Out));
-  return make_error<DiagnosticError>(
-      SM.GetMessage(Loc, D.getKind(), D.getMessage()));
+  return make_error<DiagnosticError>(SM.GetMessage(Loc, D.getKind(), Message));
 }
 
 /// Puts the lowered text in \p LoweredSM, under the source buffer's name.

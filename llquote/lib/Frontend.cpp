@@ -320,7 +320,9 @@ static Error assembleIntoExisting(const LoweredText &Lowered,
   }
   Error E = assembleInto(Lowered, SM, BufferID, M);
   std::vector<Function *> NewFunctions;
+  InstructionOrigins Origins;
   if (!E) {
+    recordOrigins(M, Lowered, Origins);
     foldPoisonPhis(M, Lowered.Phis);
     for (GlobalValue *GV : Before.added())
       if (auto *F = dyn_cast<Function>(GV)) {
@@ -329,7 +331,7 @@ static Error assembleIntoExisting(const LoweredText &Lowered,
           promoteSlots(*F);
       }
     if (Opts.Verify)
-      E = verifyFunctionsLocated(NewFunctions, Tree, SM, BufferID);
+      E = verifyFunctionsLocated(NewFunctions, Tree, SM, BufferID, &Origins);
     if (auto Bad = Before.mismatch(); !E && Bad) {
       std::string Declared;
       raw_string_ostream OS(Declared);
@@ -373,11 +375,13 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
       assembleModule(*Lowered, SM, BufferID, T.Ctx);
   if (!M)
     return M.takeError();
+  InstructionOrigins Origins;
+  recordOrigins(**M, *Lowered, Origins);
   if (LowerOpts.Mem2Reg)
     promoteSlots(**M);
   foldPoisonPhis(**M, Lowered->Phis);
   if (Opts.Verify)
-    if (Error E = verifyLocated(**M, Tree, SM, BufferID))
+    if (Error E = verifyLocated(**M, Tree, SM, BufferID, &Origins))
       return E;
   T.Made = std::move(*M);
   return Error::success();

@@ -14,6 +14,7 @@
 #define LLQUOTE_LIB_LOWER_H
 
 #include "Syntax.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
 #include <string>
@@ -57,6 +58,13 @@ struct LoweredText {
   /// With LowerOptions::AllowUndef: the SSA builder's phis, for
   /// foldPoisonPhis.
   std::vector<BuilderPhi> Phis;
+  /// The names lowering made for the author's variables (versions, slots,
+  /// slot loads), without '%' and quotes, and the variable each stands
+  /// for: messages from LLVM name the variable, not the version.
+  llvm::StringMap<std::string> SourceNames;
+  /// For each function lowering rewrote, by name: the source offset each
+  /// of its instructions stands for, in the order of the text.
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> InstOrigins;
 };
 
 /// Builds lowered text piece by piece, recording the source map as it goes.
@@ -68,6 +76,20 @@ public:
   /// Appends generated text that stands for the source at \p Origin.
   void emit(llvm::StringRef Text, uint32_t Origin);
   LoweredText take();
+  /// Records that the value named \p Generated is a version of variable
+  /// \p Variable (both without '%' and quotes).
+  void noteSourceName(llvm::StringRef Generated, llvm::StringRef Variable) {
+    Result.SourceNames[Generated] = Variable.str();
+  }
+  /// Starts the instruction origins of function \p Name.
+  void beginFunction(std::string Name) {
+    Result.InstOrigins.emplace_back(std::move(Name), std::vector<uint32_t>());
+  }
+  /// Records that the next instruction of the text stands for the source at
+  /// \p Origin.
+  void markInstruction(uint32_t Origin) {
+    Result.InstOrigins.back().second.push_back(Origin);
+  }
   /// Records a phi of the SSA builder.
   void notePhi(BuilderPhi Phi) { Result.Phis.push_back(std::move(Phi)); }
   /// How much text has been appended.

@@ -41,7 +41,9 @@ static Error checkAntiquotesPlaced(const SyntaxTree &Tree,
   if (!Lost)
     return Error::success();
   return makeError(SM, locAt(SM, BufferID, Lost->Range.Begin),
-                   "antiquote '" + Tree.text(Lost) + "' cannot stand here");
+                   "antiquote '" + Tree.text(Lost) +
+                       "' cannot stand here; it may stand " +
+                       whereAntiquoteStands(static_cast<AntiquoteKind>(Lost->Sub)));
 }
 
 Error llq::parseSyntax(SyntaxTree &Tree, const SourceMgr &SM,

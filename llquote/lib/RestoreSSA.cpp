@@ -63,6 +63,16 @@ std::string normalizeType(StringRef T) {
   for (char C : T)
     if (!isspace(static_cast<unsigned char>(C)))
       S += C;
+  // `ptr addrspace(0)` is `ptr`, as LLVM holds it to be.
+  static constexpr StringRef Space = "ptraddrspace(";
+  for (size_t At = S.find(Space.data(), 0, Space.size()); At != std::string::npos;
+       At = S.find(Space.data(), At + 3, Space.size())) {
+    size_t Digits = At + Space.size(), End = Digits;
+    while (End < S.size() && S[End] == '0')
+      ++End;
+    if (End > Digits && End < S.size() && S[End] == ')')
+      S.erase(At + 3, End + 1 - (At + 3));
+  }
   return S;
 }
 
@@ -222,6 +232,7 @@ std::string Restorer::newVersion(VarInfo &VI) {
     Name = VI.Base + "." + std::to_string(VI.NextVersion++);
   while (Used.contains(Name));
   Used.insert(Name);
+  Out.noteSourceName(Name, VI.Base);
   return isPlainName(Name) ? "%" + Name : "%\"" + Name + "\"";
 }
 
@@ -265,6 +276,7 @@ ssa::Value Restorer::read(const Node *ValueNode, unsigned Block,
 ssa::Value Restorer::slotLoad(const Node *Ref, unsigned Block, bool AtEnd) {
   VarInfo *VI = varOf(Ref);
   std::string Name = "%" + newVersionBase(VI->Base + ".load");
+  Out.noteSourceName(nameOfToken(Name), VI->Base);
   ssa::Value V = textValue(Name);
   if (AtEnd)
     EndLoads[Block].push_back({VI->Id.Id, Name});
@@ -277,8 +289,9 @@ std::string Restorer::slotName(uint32_t Var) {
   auto It = Slots.find(Var);
   if (It != Slots.end())
     return It->second;
-  std::string Name =
-      "%" + newVersionBase(Vars.find(VarNames[Var])->second.Base + ".slot");
+  const std::string &Base = Vars.find(VarNames[Var])->second.Base;
+  std::string Name = "%" + newVersionBase(Base + ".slot");
+  Out.noteSourceName(nameOfToken(Name), Base);
   Slots[Var] = Name;
   return Name;
 }
@@ -515,6 +528,8 @@ std::string Restorer::blockRef(unsigned Block) const {
 void Restorer::printSource(const FlatItem &I, const ItemValues &IV) {
   const Node *N = I.N;
   uint32_t Pos = N->Range.Begin;
+  if (N->is(NodeKind::Inst))
+    Out.markInstruction(Pos);
   Out.emit("  ", Pos);
   for (const Subst &S : IV.Substs) {
     Out.copy(Pos, S.Token->Range.Begin);
@@ -528,17 +543,22 @@ void Restorer::printSource(const FlatItem &I, const ItemValues &IV) {
 /// Reference mode: a stack slot per variable, marked for promotion, and the
 /// parameters' first stores.
 void Restorer::printSlots(uint32_t At) {
-  for (uint32_t Var = 0; Var < VarNames.size(); ++Var)
+  for (uint32_t Var = 0; Var < VarNames.size(); ++Var) {
+    Out.markInstruction(At);
     Out.emit("  " + slotName(Var) + " = alloca " +
                  Vars.find(VarNames[Var])->second.Type + ", !llq.slot !{}\n",
              At);
-  for (const auto &S : EntryIV.Stores)
+  }
+  for (const auto &S : EntryIV.Stores) {
+    Out.markInstruction(At);
     Out.emit("  store " + Vars.find(VarNames[S.first])->second.Type + " " +
                  valueText(S.second) + ", ptr " + slotName(S.first) + "\n",
              At);
+  }
 }
 
 void Restorer::print(const Node *Body) {
+  Out.beginFunction(FunctionName);
   Out.emit("{\n", Body->Range.Begin);
   // Phis by block, in creation order.
   std::vector<std::vector<ssa::Value>> PhisOf(F.Blocks.size());
@@ -563,6 +583,7 @@ void Restorer::print(const Node *Body) {
       for (unsigned K = 0; K < Ops.size(); ++K)
         Text += std::string(K ? "," : "") + " [ " + valueText(Ops[K]) + ", " +
                 blockRef(Preds[K].Id) + " ]";
+      Out.markInstruction(At);
       Out.emit(Text + "\n", At);
     }
     for (size_t K = 0; K < FB.Items.size(); ++K) {
@@ -572,6 +593,7 @@ void Restorer::print(const Node *Body) {
       std::string Type = I.Type ? Tree.text(I.Type).str() : "";
       auto Load = [&](const std::pair<uint32_t, std::string> &L) {
         const VarInfo &VI = Vars.find(VarNames[L.first])->second;
+        Out.markInstruction(Origin);
         Out.emit("  " + L.second + " = load " + VI.Type + ", ptr " +
                      slotName(L.first) + "\n",
                  Origin);
@@ -587,6 +609,7 @@ void Restorer::print(const Node *Body) {
         break;
       case FlatItem::Compare:
       case FlatItem::Arith:
+        Out.markInstruction(Origin);
         Out.emit("  " + valueText(IV.Result) + " = " +
                      (I.K == FlatItem::Compare ? "icmp " : "") + I.Op + " " +
                      Type + " " + valueText(IV.Lhs) + ", " + valueText(IV.Rhs) +
@@ -594,9 +617,11 @@ void Restorer::print(const Node *Body) {
                  Origin);
         break;
       case FlatItem::Br:
+        Out.markInstruction(Origin);
         Out.emit("  br label " + blockRef(I.Targets[0]) + "\n", Origin);
         break;
       case FlatItem::CondBr:
+        Out.markInstruction(Origin);
         Out.emit("  br i1 " + valueText(IV.Lhs) + ", label " +
                      blockRef(I.Targets[0]) + ", label " +
                      blockRef(I.Targets[1]) + "\n",
@@ -605,10 +630,12 @@ void Restorer::print(const Node *Body) {
       default: // Assignments and bindings print nothing.
         break;
       }
-      for (const auto &S : IV.Stores)
+      for (const auto &S : IV.Stores) {
+        Out.markInstruction(Origin);
         Out.emit("  store " + Vars.find(VarNames[S.first])->second.Type + " " +
                      valueText(S.second) + ", ptr " + slotName(S.first) + "\n",
                  Origin);
+      }
     }
   }
   Out.emit("}", Body->Range.End - 1);

@@ -125,3 +125,27 @@ std::string llq::asmName(llvm::StringRef Name) {
   }
   return S + "\"";
 }
+
+llvm::StringRef llq::whereAntiquoteStands(AntiquoteKind K) {
+  switch (K) {
+  case AntiquoteKind::DataLayout: return "after 'target datalayout ='";
+  case AntiquoteKind::Triple: return "after 'target triple ='";
+  case AntiquoteKind::Def:
+  case AntiquoteKind::Defs: return "where a top-level entity may";
+  case AntiquoteKind::BB:
+  case AntiquoteKind::BBs:
+  case AntiquoteKind::Instr:
+  case AntiquoteKind::Instrs: return "where an instruction or a block may";
+  case AntiquoteKind::Type: return "where a type may";
+  case AntiquoteKind::Opr:
+  case AntiquoteKind::Const: return "where a value may";
+  case AntiquoteKind::Id: return "where a local name may";
+  case AntiquoteKind::GId: return "where a global name may";
+  case AntiquoteKind::Param:
+  case AntiquoteKind::Params: return "in a parameter list";
+  case AntiquoteKind::Label:
+  case AntiquoteKind::LabelDef: return "as a block label or a label operand";
+  case AntiquoteKind::Args: return "in a call's argument list";
+  }
+  return "";
+}

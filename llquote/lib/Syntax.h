@@ -90,6 +90,10 @@ enum class AntiquoteKind : uint8_t {
   LabelDef, ///< A `$label:` that stands where a block's label is defined.
 };
 
+/// Where an antiquote of kind \p K may stand ("where a type may"), for the
+/// error at one that stands elsewhere.
+llvm::StringRef whereAntiquoteStands(AntiquoteKind K);
+
 /// Instruction opcodes, as the Inst node's Sub field.
 enum class Opcode : uint16_t {
   Ret, Br, Switch, IndirectBr, Invoke, CallBr, Resume, Unreachable,

@@ -19,6 +19,7 @@
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -37,6 +38,47 @@ static const Node *findDefine(const SyntaxTree &Tree, StringRef Name) {
       }
   }
   return nullptr;
+}
+
+void llq::recordOrigins(Module &M, const LoweredText &L,
+                        InstructionOrigins &Origins) {
+  for (const auto &[Name, Offsets] : L.InstOrigins) {
+    Function *F = M.getFunction(Name);
+    if (!F || F->getInstructionCount() != Offsets.size())
+      continue; // Not as lowering printed it: locate by the old means.
+    auto IsSlot = [](const Value *V) {
+      auto *AI = dyn_cast<AllocaInst>(V);
+      return AI && AI->hasMetadata("llq.slot");
+    };
+    size_t Index = 0;
+    for (const Instruction &I : instructions(*F)) {
+      uint32_t Offset = Offsets[Index++];
+      if (IsSlot(&I) || (isa<LoadInst>(I) && IsSlot(I.getOperand(0))) ||
+          (isa<StoreInst>(I) && IsSlot(I.getOperand(1))))
+        continue;
+      Origins[&I] = Offset;
+    }
+  }
+}
+
+/// The source offset of the instruction of \p F the verifier printed, when
+/// lowering recorded it.
+static std::optional<uint32_t> findOrigin(const Function &F,
+                                          StringRef VerifierOutput,
+                                          const InstructionOrigins *Origins) {
+  if (!Origins)
+    return std::nullopt;
+  for (const Instruction &I : instructions(F)) {
+    auto It = Origins->find(&I);
+    if (It == Origins->end())
+      continue;
+    std::string Printed;
+    raw_string_ostream OS(Printed);
+    I.print(OS);
+    if (VerifierOutput.contains(StringRef(Printed).trim()))
+      return It->second;
+  }
+  return std::nullopt;
 }
 
 /// The Inst node of \p Define whose instruction the verifier printed.
@@ -74,7 +116,8 @@ static void dropOtherVersionDebugInfo(Module &M) {
 /// The verifier's first complaint about \p F, at its instruction or its
 /// `define`; success if \p F verifies.
 static Error verifyOne(const Function &F, const SyntaxTree &Tree,
-                       const SourceMgr &SM, unsigned BufferID) {
+                       const SourceMgr &SM, unsigned BufferID,
+                       const InstructionOrigins *Origins) {
   std::string FReport;
   raw_string_ostream FOS(FReport);
   if (!verifyFunction(F, &FOS))
@@ -85,6 +128,8 @@ static Error verifyOne(const Function &F, const SyntaxTree &Tree,
     return make_error<DiagnosticError>(SMDiagnostic(
         SM.getMemoryBuffer(BufferID)->getBufferIdentifier(),
         SourceMgr::DK_Error, Message));
+  if (std::optional<uint32_t> Origin = findOrigin(F, FReport, Origins))
+    return makeError(SM, locAt(SM, BufferID, *Origin), Message);
   const Node *At = findInstruction(F, Define, FReport);
   return makeError(SM, locAt(SM, BufferID, (At ? At : Define)->Range.Begin),
                    Message);
@@ -117,17 +162,19 @@ static void dropBrokenDebugInfo(ArrayRef<Function *> Fs) {
 
 Error llq::verifyFunctionsLocated(ArrayRef<Function *> Fs,
                                   const SyntaxTree &Tree, const SourceMgr &SM,
-                                  unsigned BufferID) {
+                                  unsigned BufferID,
+                                  const InstructionOrigins *Origins) {
   dropBrokenDebugInfo(Fs);
   for (Function *F : Fs)
     if (!F->isDeclaration())
-      if (Error E = verifyOne(*F, Tree, SM, BufferID))
+      if (Error E = verifyOne(*F, Tree, SM, BufferID, Origins))
         return E;
   return Error::success();
 }
 
 Error llq::verifyLocated(Module &M, const SyntaxTree &Tree,
-                         const SourceMgr &SM, unsigned BufferID) {
+                         const SourceMgr &SM, unsigned BufferID,
+                         const InstructionOrigins *Origins) {
   dropOtherVersionDebugInfo(M);
   // Broken debug info is dropped with a warning, as LLVM's reader does.
   if (debugInfoIsBroken(M)) {
@@ -141,7 +188,7 @@ Error llq::verifyLocated(Module &M, const SyntaxTree &Tree,
   for (Function &F : M) {
     if (F.isDeclaration())
       continue;
-    if (Error E = verifyOne(F, Tree, SM, BufferID))
+    if (Error E = verifyOne(F, Tree, SM, BufferID, Origins))
       return E;
   }
   StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();

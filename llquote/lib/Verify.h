@@ -7,26 +7,41 @@
 // warning through the context's diagnostic handler, as llvm-as does.
 // verifyFunctionsLocated: the same for just the functions \p Fs of a module
 // that is otherwise not the text's (one a template is instantiated into).
+// recordOrigins: requires \p M freshly assembled from \p L; produces, for
+// each instruction of a function that lowering rewrote, the source offset
+// it stands for, which both verifiers then use to locate an instruction.
+// The reference mode's slots and their loads and stores, which promotion
+// deletes, are left out, so that no instruction made later can be found
+// under a deleted one's address.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LLQUOTE_LIB_VERIFY_H
 #define LLQUOTE_LIB_VERIFY_H
 
+#include "Lower.h"
 #include "Syntax.h"
 #include "llvm/IR/Module.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
 
 namespace llq {
 
+using InstructionOrigins = llvm::DenseMap<const llvm::Instruction *, uint32_t>;
+
+void recordOrigins(llvm::Module &M, const LoweredText &L,
+                   InstructionOrigins &Origins);
+
 llvm::Error verifyLocated(llvm::Module &M, const SyntaxTree &Tree,
-                          const llvm::SourceMgr &SM, unsigned BufferID);
+                          const llvm::SourceMgr &SM, unsigned BufferID,
+                          const InstructionOrigins *Origins = nullptr);
 
 llvm::Error verifyFunctionsLocated(llvm::ArrayRef<llvm::Function *> Fs,
                                    const SyntaxTree &Tree,
                                    const llvm::SourceMgr &SM,
-                                   unsigned BufferID);
+                                   unsigned BufferID,
+                                   const InstructionOrigins *Origins = nullptr);
 
 } // namespace llq
 
