@@ -13,7 +13,8 @@
 #ifndef LLQUOTE_LIB_ASSEMBLE_H
 #define LLQUOTE_LIB_ASSEMBLE_H
 
-#include "Lower.h"
+#include "LoweredText.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include <memory>

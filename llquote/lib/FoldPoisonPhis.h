@@ -19,7 +19,8 @@
 #ifndef LLQUOTE_LIB_FOLDPOISONPHIS_H
 #define LLQUOTE_LIB_FOLDPOISONPHIS_H
 
-#include "Lower.h"
+#include "LoweredText.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/IR/Module.h"
 
 namespace llq {

@@ -25,7 +25,8 @@
 #define LLQUOTE_LIB_RESTORESSA_H
 
 #include "Flatten.h"
-#include "Lower.h"
+#include "LoweredText.h"
+#include "llvm/Support/SourceMgr.h"
 
 namespace llq {
 

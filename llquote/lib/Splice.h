@@ -18,7 +18,7 @@
 #ifndef LLQUOTE_LIB_SPLICE_H
 #define LLQUOTE_LIB_SPLICE_H
 
-#include "Lower.h"
+#include "LoweredText.h"
 #include "Syntax.h"
 #include "llquote/Binding.h"
 #include "llvm/ADT/STLFunctionalExtras.h"

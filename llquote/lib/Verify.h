@@ -19,7 +19,7 @@
 #ifndef LLQUOTE_LIB_VERIFY_H
 #define LLQUOTE_LIB_VERIFY_H
 
-#include "Lower.h"
+#include "LoweredText.h"
 #include "Syntax.h"
 #include "llvm/IR/Module.h"
 #include "llvm/ADT/DenseMap.h"
