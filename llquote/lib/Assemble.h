@@ -14,9 +14,9 @@
 #define LLQUOTE_LIB_ASSEMBLE_H
 
 #include "LoweredText.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
 #include <memory>
 
 namespace llq {

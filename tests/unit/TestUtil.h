@@ -50,10 +50,11 @@ inline std::string printedQuote(llvm::Expected<std::unique_ptr<llvm::Module>> M)
   return printModule(**M);
 }
 
-inline Outcome run(llvm::StringRef Source, llvm::StringRef Name = "input.ll") {
+inline Outcome run(llvm::StringRef Source, llvm::StringRef Name = "input.ll",
+                   const FrontendOptions &Opts = {}) {
   Outcome O;
   O.Ctx = std::make_unique<llvm::LLVMContext>();
-  auto M = parseModuleString(Source, Name, *O.Ctx);
+  auto M = parseModuleString(Source, Name, *O.Ctx, Opts);
   if (M) {
     O.M = std::move(*M);
     return O;
