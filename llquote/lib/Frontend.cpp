@@ -17,6 +17,7 @@
 #include "SelfContainedTypes.h"
 #include "Lower.h"
 #include "Parse.h"
+#include "DuplicateMetadata.h"
 #include "FoldPoisonPhis.h"
 #include "Promote.h"
 #include "Splice.h"
@@ -43,6 +44,25 @@ static const char *errorPosition(Error &E) {
   return Where;
 }
 
+/// The inputs LLVM 19's reader does not survive, refused before it reads
+/// them: the earlier of a self-contained type and a duplicate metadata id.
+static Error checkBeforeLLVM(const SyntaxTree &Tree, const SourceMgr &SM,
+                             unsigned BufferID, const Module *Into) {
+  Error Types = checkSelfContainedTypes(Tree, SM, BufferID, Into);
+  Error Metadata = checkDuplicateMetadataIds(Tree, SM, BufferID);
+  if (!Types)
+    return Metadata;
+  if (!Metadata)
+    return Types;
+  const char *T = errorPosition(Types), *MD = errorPosition(Metadata);
+  if (MD && (!T || MD < T)) {
+    consumeError(std::move(Types));
+    return Metadata;
+  }
+  consumeError(std::move(Metadata));
+  return Types;
+}
+
 /// Our grammar stops at the first syntax error, while LLVM's assembler also
 /// checks meaning as it reads. In text that is plain IR up to the syntax
 /// error, LLVM may find an earlier error; the earliest one is the one to show.
@@ -52,8 +72,8 @@ static Error firstErrorInSourceOrder(Error SyntaxError, const SyntaxTree &Tree,
                                      const SourceMgr &SM, unsigned BufferID) {
   if (Tree.sawDialect() || Tree.LexicalError)
     return SyntaxError;
-  // A type LLVM's parser does not survive comes before the syntax error.
-  if (Error E = checkSelfContainedTypes(Tree, SM, BufferID, nullptr)) {
+  // What LLVM's parser does not survive comes before the syntax error.
+  if (Error E = checkBeforeLLVM(Tree, SM, BufferID, nullptr)) {
     consumeError(std::move(SyntaxError));
     return E;
   }
@@ -359,7 +379,7 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
     return firstErrorInSourceOrder(std::move(E), Tree, SM, BufferID);
   if (!Tree.Antiquotes.empty() && Opts.Bound)
     return parseSpliced(Tree, SM, BufferID, T, Opts);
-  if (Error E = checkSelfContainedTypes(Tree, SM, BufferID, T.Into))
+  if (Error E = checkBeforeLLVM(Tree, SM, BufferID, T.Into))
     return E;
   LowerOptions LowerOpts;
   LowerOpts.AllowUndef = Opts.AllowUndef;

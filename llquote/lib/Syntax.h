@@ -181,6 +181,8 @@ public:
   /// The type definitions read so far, in source order: all of them once
   /// the tree is whole, those before the error when parsing stopped on one.
   std::vector<const Node *> TypeDefs;
+  /// The numbered metadata definitions (`!N = ...`), in source order.
+  std::vector<const Node *> MetadataDefs;
   /// Set by the lexer on the dialect's keywords.
   bool SawDialectKeyword = false;
   /// Where parsing stopped on an error, and whether the lexer found it.
