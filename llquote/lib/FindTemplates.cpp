@@ -113,8 +113,8 @@ Error TemplateScanner::error(size_t Off, const Twine &Message) const {
   size_t LastNewline = Before.rfind('\n');
   size_t Column =
       Off - (LastNewline == StringRef::npos ? 0 : LastNewline + 1) + 1;
-  return make_error<llq::TemplateSiteError>(
-      Off, Twine(Line) + ":" + Twine(Column) + ": " + Message);
+  return make_error<llq::TemplateSiteError>(Off, unsigned(Line),
+                                            unsigned(Column), Message);
 }
 
 void TemplateScanner::lineAndColumn(size_t Off, unsigned &Line,

@@ -18,6 +18,7 @@
 #include "llquote/Binding.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 #include <cstddef>
 #include <optional>
 #include <system_error>
@@ -50,15 +51,24 @@ class TemplateSiteError
 public:
   static char ID;
 
-  TemplateSiteError(size_t Offset, const llvm::Twine &Message)
+  TemplateSiteError(size_t Offset, unsigned Line, unsigned Column,
+                    const llvm::Twine &Message)
       : ErrorInfo(Message, std::make_error_code(std::errc::invalid_argument)),
-        Offset(Offset) {}
+        Offset(Offset), Line(Line), Column(Column) {}
 
   /// Byte offset, in the C++ source, of the offending place.
   size_t getOffset() const { return Offset; }
+  /// Its line and column, 1-based.
+  unsigned getLine() const { return Line; }
+  unsigned getColumn() const { return Column; }
+  /// "<line>:<col>: <message>".
+  void log(llvm::raw_ostream &OS) const override {
+    OS << Line << ':' << Column << ": " << getMessage();
+  }
 
 private:
   size_t Offset;
+  unsigned Line, Column;
 };
 
 /// Finds the templates of \p Source. It lexes C++ just enough to skip
@@ -73,8 +83,8 @@ private:
 /// An `LLQ_SKELETON(` whose argument is not a single raw string literal is an
 /// error (the checker cannot see its text; adjacent literals are not
 /// concatenated); so is an unterminated literal or comment. Errors are
-/// TemplateSiteError values whose message starts with "<line>:<col>: " of the
-/// offending place, 1-based. Malformed input never crashes, and the work is
+/// TemplateSiteError values that carry the offending place (offset, and
+/// line and column, 1-based) beside the message. Malformed input never crashes, and the work is
 /// linear in the size of \p Source.
 llvm::Expected<std::vector<TemplateSite>> findTemplates(llvm::StringRef Source);
 

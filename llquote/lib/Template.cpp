@@ -625,10 +625,7 @@ Error Emitter::checkEnvironment(const Bindings &Bound) {
       Why = "is neither a constant nor a value of the function";
     if (Why.empty())
       return Error::success();
-    return createStringError(inconvertibleErrorCode(),
-                             P.File + ":" + std::to_string(P.Line) +
-                                 ": error: the environment's '%" + Name + "' " +
-                                 Why);
+    return P.errorAt(0, "the environment's '%" + Name + "' " + Why);
   };
   for (const auto &[Name, V] : Env)
     if (Error E = Check(Name, V))
@@ -711,10 +708,8 @@ Expected<Emitted> Emitter::run(const Bindings &Bound, FrontendOptions Opts) {
   F = BB ? BB->getParent() : nullptr;
   M = F ? F->getParent() : nullptr;
   if (!M)
-    return createStringError(inconvertibleErrorCode(),
-                             P.File + ":" + std::to_string(P.Line) +
-                                 ": error: emit() needs an IRBuilder inserting "
-                                 "into a block of a function of a module");
+    return P.errorAt(0, "emit() needs an IRBuilder inserting into a block "
+                        "of a function of a module");
   if (Error E = P.checkBindings(Bound, /*ValuesAllowed=*/true))
     return std::move(E);
   if (Error E = checkEnvironment(Bound))
@@ -872,7 +867,6 @@ Error llq::checkTemplatesInCpp(StringRef CppSource, StringRef FileName) {
     Error Out = Error::success();
     handleAllErrors(Sites.takeError(), [&](const TemplateSiteError &E) {
       StringRef Msg = E.getMessage();
-      Msg = Msg.split(": ").second; // Drop the line:col the message starts with.
       Out = make_error<DiagnosticError>(
           SM.GetMessage(locAt(SM, ID, static_cast<uint32_t>(E.getOffset())),
                         SourceMgr::DK_Error, Msg));

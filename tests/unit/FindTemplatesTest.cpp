@@ -43,7 +43,8 @@ std::string errorOf(StringRef Source, size_t Offset) {
   std::string Message;
   handleAllErrors(Sites.takeError(), [&](const TemplateSiteError &E) {
     CHECK(E.getOffset() == Offset);
-    Message = E.getMessage();
+    Message = std::to_string(E.getLine()) + ":" + std::to_string(E.getColumn()) +
+              ": " + E.getMessage();
   });
   return Message;
 }
