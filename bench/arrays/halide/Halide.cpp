@@ -6,10 +6,11 @@
 // element tasks run in parallel and vectorized by 8; reductions rfactor'ed
 // twice (parallel over chunks, vector lanes within); transpose tiled 32x32;
 // the blur the classic two-stage schedule (rows computed per tile), Canny's
-// front its Gaussian per row band, n-body a vectorized tuple update. Halide
-// has no parallel scan, histogram or segmented reduction to offer beside
-// its sequential update definitions, nor an early-exit loop for mandelbrot;
-// those operations have no Halide peer.
+// front its Gaussian per row band, n-body a vectorized tuple update, the
+// scan in three phases over chunks, the histogram as partial histograms of
+// chunks (rfactor). Segments of varying length have no reduction domain of
+// their own in Halide, nor does mandelbrot's early exit: those two have no
+// Halide peer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +78,47 @@ std::shared_ptr<Pipe> build(const std::string &Op) {
     Chunks.update().split(RI, RIO, RII, 8);
     Func Lanes = Chunks.update().rfactor(RII, V);
     Lanes.compute_at(Chunks, U).vectorize(V).update().vectorize(V);
+  } else if (Op == "scan") {
+    // scanl (+) 0 in three phases: each chunk's inclusive prefix (chunks in
+    // parallel), an exclusive prefix of the chunks' totals (sequential,
+    // one per chunk), and the output, element-wise.
+    const int Chunk = 1 << 16;
+    ImageParam X(Float(32), 1, "x");
+    P->In = {X};
+    Expr N = X.dim(0).extent();
+    Expr Chunks = (N + Chunk - 1) / Chunk;
+    Func In = BoundaryConditions::constant_exterior(X, 0.0f);
+    Func Local("local"), Offset("offset");
+    RDom R(1, Chunk - 1);
+    Local(I, J) = In(I + J * Chunk);
+    Local(R, J) = Local(R - 1, J) + In(R + J * Chunk);
+    RDom RC(1, max(Chunks - 1, 0));
+    Offset(J) = 0.0f;
+    Offset(RC) = Offset(RC - 1) + Local(Chunk - 1, RC - 1);
+    Expr K = max(I - 1, 0);
+    P->Out(I) = select(I == 0, 0.0f, Offset(K / Chunk) + Local(K % Chunk, K / Chunk));
+    Local.compute_root().parallel(J).update().parallel(J);
+    Offset.compute_root();
+    elementwise(P->Out, I);
+  } else if (Op == "histogram") {
+    // The key is Problem.h's histKey(); partial histograms of 2^16-element
+    // chunks in parallel (rfactor), then their sum.
+    ImageParam W(Int(32), 1, "w");
+    P->In = {W};
+    RDom R(0, W.dim(0).extent());
+    // The clamp changes nothing (the shift leaves 8 bits); it tells Halide
+    // the bins' bounds.
+    Expr Key = clamp(cast<int32_t>((cast<uint64_t>(R.x) *
+                                    Expr(uint64_t(0x9E3779B97F4A7C15ull))) >>
+                                   56),
+                     0, 255);
+    P->Out(I) = 0;
+    P->Out(Key) += W(R.x);
+    RVar RO("ro"), RI("ri");
+    Var U("u");
+    P->Out.update().split(R.x, RO, RI, 1 << 16, TailStrategy::GuardWithIf);
+    Func Partial = P->Out.update().rfactor(RO, U);
+    Partial.compute_root().update().parallel(U);
   } else if (Op == "transpose") {
     ImageParam X(Float(32), 2, "x"); // dim 0: columns.
     P->In = {X};
@@ -199,10 +241,11 @@ std::optional<Impl> make(const Problem &P) {
   if (!Pp)
     return std::nullopt;
   struct State {
-    std::vector<Buffer<float>> Ins;
+    std::vector<Buffer<>> Ins;
     Vec<float> Out;
+    Vec<int32_t> OutI;
     float S = 0;
-    Buffer<float> OutBuf;
+    Buffer<> OutBuf;
   };
   auto St = std::make_shared<State>();
   int64_t N = P.N, OutN = N;
@@ -215,6 +258,16 @@ std::optional<Impl> make(const Problem &P) {
       St->OutBuf = Buffer<float>(St->Out.data(), int(P.Rows), int(P.Cols));
     else
       St->OutBuf = Buffer<float>(St->Out.data(), int(P.Cols), int(P.Rows));
+  } else if (Op == "histogram") {
+    St->Ins.push_back(Buffer<int32_t>(const_cast<int32_t *>(P.W.data()), int(N)));
+    OutN = P.Bins;
+    St->OutI.resize(size_t(P.Bins));
+    St->OutBuf = Buffer<int32_t>(St->OutI.data(), int(P.Bins));
+  } else if (Op == "scan") {
+    St->Ins.push_back(in1(P.X, N));
+    OutN = N + 1;
+    St->Out.resize(size_t(N + 1));
+    St->OutBuf = Buffer<float>(St->Out.data(), int(N + 1));
   } else {
     St->Ins.push_back(in1(P.X, N));
     if (Op == "saxpy" || Op == "dot")
@@ -242,7 +295,10 @@ std::optional<Impl> make(const Problem &P) {
   Im.Result = [St, OutN] {
     View V;
     V.N = OutN;
-    V.F = St->Out.empty() ? &St->S : St->Out.data();
+    if (!St->OutI.empty())
+      V.I = St->OutI.data();
+    else
+      V.F = St->Out.empty() ? &St->S : St->Out.data();
     return V;
   };
   return Im;
