@@ -10,6 +10,15 @@
 // A backend without atomics (the sequential one) gets a plain
 // read-combine-write.
 //
+// When the output is small beside the source (a histogram: 256 bins, a
+// million elements), every thread hammering the same few cells with atomics
+// spends its time moving cache lines. Then, for elements that are not
+// tuples, `scatter` is replaced by two phases: `private` scatters each part
+// of the source (one per thread) into a private copy of the output, with a
+// byte per cell that says whether the part reached it, and `merge` combines
+// the parts' copies into the output, cell by cell, in part order. Only the
+// combination order changes, which permute leaves open anyway.
+//
 //===----------------------------------------------------------------------===//
 
 #include "llquote/skeletons/Skeleton.h"
@@ -44,8 +53,41 @@ entry:
   ret void
 }
 
+define internal void @body.private(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:psetup
+  for i64 %i in %lo to %hi {
+    $instrs:target
+    if %inside {
+      $instrs:pcombine
+    }
+  }
+  ret void
+}
+
+define internal void @body.merge(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:msetup
+  for i64 %i in %lo to %hi {
+    for i64 %part in 0 to %parts {
+      $instrs:mcombine
+    }
+  }
+  ret void
+}
+
 $defs:entries
 )");
+
+/// Host slots of the kernel: the tuple path's lock bytes; the private
+/// copies, their reached-bytes, the output's size, a part's length and the
+/// number of parts.
+enum HostSlot : unsigned { Locks, Private, Reached, OutSize, PartLen, Parts };
+
+/// The output is privatised when it has at most this many cells...
+constexpr int64_t MaxPrivateCells = 1 << 16;
+/// ...and the source has at least this many elements per output cell.
+constexpr int64_t MinSourcePerCell = 4;
 
 /// The integer type as wide as a field in memory.
 std::string bitsType(ScalarKind K) {
@@ -143,23 +185,94 @@ public:
       G.store(N.Type, Out, New, TL, Comb);
       Comb += "  store atomic i8 0, ptr %lp release, align 1\n";
     }
+
+    // Private copies: the part this piece of the source belongs to, its
+    // copy of the output, and the byte per cell that says it was reached.
+    std::string PSetup, PComb, MSetup, MComb;
+    if (G.atomics() && !N.Type.isTuple()) {
+      PSetup = fmt::format(
+          "  %part = sdiv i64 %lo, {0}\n"
+          "  %pfirst = mul i64 %part, {1}\n"
+          "  %pcopy = getelementptr {2}, ptr {3}, i64 %pfirst\n"
+          "  %preach = getelementptr i8, ptr {4}, i64 %pfirst\n",
+          G.hostInt(PartLen), G.hostInt(OutSize), memType(N.Type.field(0)),
+          G.hostPtr(Private), G.hostPtr(Reached));
+      std::vector<std::string> Copy = {"%pcopy"};
+      PComb = fmt::format("  %rp = getelementptr i8, ptr %preach, i64 {}\n"
+                          "  %seen = load i8, ptr %rp\n"
+                          "  %fresh = icmp eq i8 %seen, 0\n"
+                          "  if %fresh {{\n",
+                          TL);
+      G.store(N.Type, Copy, "%x", TL, PComb);
+      PComb += "    store i8 1, ptr %rp\n  } else {\n";
+      std::string Old = G.load(N.Type, Copy, TL, PComb);
+      std::string New = G.call(Combine, {T + " %x", T + " " + Old}, PComb);
+      G.store(N.Type, Copy, New, TL, PComb);
+      PComb += "  }\n";
+
+      MSetup = fmt::format("  %parts = i64 {}\n", G.hostInt(Parts));
+      MComb = fmt::format(
+          "  %mfirst = mul i64 %part, {0}\n"
+          "  %mcell = add i64 %mfirst, %i\n"
+          "  %mrp = getelementptr i8, ptr {1}, i64 %mcell\n"
+          "  %mseen = load i8, ptr %mrp\n"
+          "  %mhas = icmp ne i8 %mseen, 0\n"
+          "  if %mhas {{\n",
+          G.hostInt(OutSize), G.hostPtr(Reached));
+      std::vector<std::string> All = {G.hostPtr(Private)};
+      std::vector<std::string> Outs = G.outBuffers(0, N.Type);
+      std::string Mine = G.load(N.Type, All, "%mcell", MComb);
+      std::string Cur = G.load(N.Type, Outs, "%i", MComb);
+      std::string Both = G.call(Combine, {T + " " + Mine, T + " " + Cur}, MComb);
+      G.store(N.Type, Outs, Both, "%i", MComb);
+      MComb += "  }\n";
+    } else {
+      // Never run: the phases exist in every permute kernel.
+      MSetup = "  %parts = i64 0\n";
+    }
     return G.instantiate(PermuteSkeleton,
                          {{"copy", Copy},
                           {"setup", Setup},
                           {"target", Target},
-                          {"combine", Comb}},
-                         {"init", "scatter"}, Ctx);
+                          {"combine", Comb},
+                          {"psetup", PSetup},
+                          {"pcombine", PComb},
+                          {"msetup", MSetup},
+                          {"mcombine", MComb}},
+                         {"init", "scatter", "private", "merge"}, Ctx);
   }
 
   llvm::Error launch(Launch &L) const override {
     const Node &N = L.root();
     if (llvm::Error E = L.output(N.Type, N.Sh))
       return E;
-    L.Host = {reinterpret_cast<uintptr_t>(
-        L.scratch(N.Type.isTuple() ? size_t(N.Sh.size()) : 1))};
-    if (llvm::Error E = L.run(0, 0, N.Sh.size(), 4096))
+    int64_t Cells = N.Sh.size(), Source = N.Kids[1]->Sh.size();
+    unsigned Threads = L.backend().parallelism();
+    bool Privatise = L.backend().atomics() && !N.Type.isTuple() &&
+                     Threads > 1 && Cells <= MaxPrivateCells &&
+                     Source >= MinSourcePerCell * Cells * int64_t(Threads);
+    L.Host.assign(Parts + 1, 0);
+    L.Host[Locks] = reinterpret_cast<uintptr_t>(
+        L.scratch(N.Type.isTuple() ? size_t(Cells) : 1));
+    if (llvm::Error E = L.run(0, 0, Cells, 4096))
       return E;
-    return L.run(1, 0, N.Kids[1]->Sh.size(), 4096);
+    if (!Privatise)
+      return L.run(1, 0, Source, 4096);
+    int64_t Len = (Source + Threads - 1) / Threads;
+    int64_t NumParts = (Source + Len - 1) / Len;
+    size_t Bytes = rt::byteSize(N.Type.field(0));
+    // Pieces of at least Len indices start Len or more apart, so no two
+    // share a part (their first index over Len).
+    L.Host[Private] = reinterpret_cast<uintptr_t>(
+        L.scratch(size_t(NumParts * Cells) * Bytes));
+    L.Host[Reached] =
+        reinterpret_cast<uintptr_t>(L.scratch(size_t(NumParts * Cells)));
+    L.Host[OutSize] = uint64_t(Cells);
+    L.Host[PartLen] = uint64_t(Len);
+    L.Host[Parts] = uint64_t(NumParts);
+    if (llvm::Error E = L.run(2, 0, Source, Len))
+      return E;
+    return L.run(3, 0, Cells, 4096);
   }
 };
 

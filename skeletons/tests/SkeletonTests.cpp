@@ -341,6 +341,54 @@ TEST_CASE("permute: histogram with atomicrmw, a cmpxchg loop, and tuples under l
     CHECK(std::get<0>(HP[size_t(B)]) == Want[size_t(B)]);
 }
 
+TEST_CASE("permute: a small output is combined through per-thread copies") {
+  // Four threads, few cells, many elements: each thread's part goes into a
+  // copy of its own, merged at the end. A source too small for that takes
+  // the atomic path; both must give the sequential backend's result.
+  RuntimeOptions O;
+  O.Threads = 4;
+  Runtime Four(O);
+  auto Bin = LLQ_FN("i64 (i64 %i)", "%m = mul i64 %i, 7\n %r = srem i64 %m, 13");
+  auto Drop = LLQ_FN("i64 (i64 %i)", "%m = srem i64 %i, 5\n"
+                     " %odd = icmp eq i64 %m, 3\n"
+                     " %b = srem i64 %i, 13\n"
+                     " %r = select i1 %odd, i64 -1, i64 %b");
+  auto AddI = LLQ_FN("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b");
+  auto AddSlow = LLQ_FN("i8 (i8 %a, i8 %b)",
+                        "%m = mul i8 %b, 1\n %r = add i8 %a, %m");
+  auto AddF = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  auto Or = LLQ_FN("i1 (i1 %a, i1 %b)", "%r = or i1 %a, %b");
+  for (int64_t N : {int64_t(50), int64_t(1000003)}) {
+    std::vector<int32_t> Is = randomVector<int32_t>(N, 5);
+    std::vector<int8_t> Bs(static_cast<size_t>(N));
+    std::vector<float> Fs(static_cast<size_t>(N));
+    std::vector<bool> Ls(static_cast<size_t>(N));
+    for (int64_t I = 0; I < N; ++I) {
+      Bs[size_t(I)] = int8_t(Is[size_t(I)] % 7);
+      Fs[size_t(I)] = float(Is[size_t(I)] % 9);
+      Ls[size_t(I)] = I % 1009 == 0;
+    }
+    for (const Fn &P : {Bin, Drop}) {
+      CHECK(Four.run(permute(AddI, fill({13}, int32_t(1)), P, fromVector(Is)))
+                .toVector<int32_t>() ==
+            seq().run(permute(AddI, fill({13}, int32_t(1)), P, fromVector(Is)))
+                .toVector<int32_t>());
+      CHECK(Four.run(permute(AddSlow, fill({13}, int8_t(0)), P, fromVector(Bs)))
+                .toVector<int8_t>() ==
+            seq().run(permute(AddSlow, fill({13}, int8_t(0)), P, fromVector(Bs)))
+                .toVector<int8_t>());
+      CHECK(Four.run(permute(AddF, fill({13}, 0.5f), P, fromVector(Fs)))
+                .toVector<float>() ==
+            seq().run(permute(AddF, fill({13}, 0.5f), P, fromVector(Fs)))
+                .toVector<float>());
+      CHECK(Four.run(permute(Or, fill({13}, false), P, fromVector(Ls)))
+                .toVector<bool>() ==
+            seq().run(permute(Or, fill({13}, false), P, fromVector(Ls)))
+                .toVector<bool>());
+    }
+  }
+}
+
 TEST_CASE("arrays print through fmt in Accelerate's layout") {
   auto A = fromVector({2, 3}, std::vector<int32_t>{1, 2, 3, 4, 5, 60});
   CHECK(fmt::format("{}", A) == "Matrix (Z :. 2 :. 3)\n  [  1,  2,  3,\n     4,  5, 60]");
