@@ -56,11 +56,11 @@ static int example(const Options &O) {
       %inv3 = fmul float %inv2, %inv
       %s = fmul float %mj, %inv3
       %fx = fmul float %dx, %s
-      %ax = fadd float %ax, %fx
+      %ax = fadd reassoc float %ax, %fx
       %fy = fmul float %dy, %s
-      %ay = fadd float %ay, %fy
+      %ay = fadd reassoc float %ay, %fy
       %fz = fmul float %dz, %s
-      %az = fadd float %az, %fz
+      %az = fadd reassoc float %az, %fz
     }
     %r0 = insertvalue { float, float, float } poison, float %ax, 0
     %r1 = insertvalue { float, float, float } %r0, float %ay, 1
@@ -107,34 +107,44 @@ static int example(const Options &O) {
     P = R.run(llq::zipWith(Drift, Pm, V));
   }
   auto Got = R.run(P).as<Body>().toVector();
-  // The reference: the same arithmetic in the same order.
+  // The reference: the same arithmetic, its sums in order (llquote's may
+  // be reassociated, hence the tolerance).
+  auto AccelOf = [&](int64_t I, float &Ax, float &Ay, float &Az) {
+    Ax = Ay = Az = 0;
+    for (int64_t J = 0; J < N; ++J) {
+      float Dx = X[size_t(J)] - X[size_t(I)], Dy = Y[size_t(J)] - Y[size_t(I)],
+            Dz = Z[size_t(J)] - Z[size_t(I)];
+      float D2 = Dx * Dx + Dy * Dy + Dz * Dz + Soft;
+      float Inv = 1.0f / std::sqrt(D2);
+      float Sc = M[size_t(J)] * (Inv * Inv * Inv);
+      Ax += Dx * Sc, Ay += Dy * Sc, Az += Dz * Sc;
+    }
+  };
+  // The reference is quadratic too: over many bodies and one step, it
+  // checks 257 bodies spread over the array, each against all the others.
+  std::vector<int64_t> Checked;
+  bool Sampled = Steps == 1 && N > 16384;
+  for (int64_t K = 0; Sampled ? K <= 256 : K < N; ++K)
+    Checked.push_back(Sampled ? K * (N - 1) / 256 : K);
   for (int64_t S = 0; S < Steps; ++S) {
     std::vector<float> AX(X.size()), AY(X.size()), AZ(X.size());
-    for (int64_t I = 0; I < N; ++I) {
-      float Ax = 0, Ay = 0, Az = 0;
-      for (int64_t J = 0; J < N; ++J) {
-        float Dx = X[size_t(J)] - X[size_t(I)], Dy = Y[size_t(J)] - Y[size_t(I)],
-              Dz = Z[size_t(J)] - Z[size_t(I)];
-        float D2 = Dx * Dx + Dy * Dy + Dz * Dz + Soft;
-        float Inv = 1.0f / std::sqrt(D2);
-        float Sc = M[size_t(J)] * (Inv * Inv * Inv);
-        Ax += Dx * Sc, Ay += Dy * Sc, Az += Dz * Sc;
-      }
-      AX[size_t(I)] = Ax, AY[size_t(I)] = Ay, AZ[size_t(I)] = Az;
-    }
-    for (size_t I = 0; I < X.size(); ++I) {
-      VX[I] += AX[I] * Dt, VY[I] += AY[I] * Dt, VZ[I] += AZ[I] * Dt;
-      X[I] += VX[I] * Dt, Y[I] += VY[I] * Dt, Z[I] += VZ[I] * Dt;
+    for (int64_t I : Checked)
+      AccelOf(I, AX[size_t(I)], AY[size_t(I)], AZ[size_t(I)]);
+    for (int64_t I : Checked) {
+      size_t U = size_t(I);
+      VX[U] += AX[U] * Dt, VY[U] += AY[U] * Dt, VZ[U] += AZ[U] * Dt;
+      X[U] += VX[U] * Dt, Y[U] += VY[U] * Dt, Z[U] += VZ[U] * Dt;
     }
   }
   double MaxErr = 0;
-  for (int64_t I = 0; I < N; ++I)
+  for (int64_t I : Checked)
     MaxErr = std::max({MaxErr, std::fabs(double(std::get<0>(Got[size_t(I)])) - X[size_t(I)]),
                        std::fabs(double(std::get<1>(Got[size_t(I)])) - Y[size_t(I)]),
                        std::fabs(double(std::get<2>(Got[size_t(I)])) - Z[size_t(I)])});
   bool Ok = MaxErr <= 1e-3;
-  fmt::print("n-body, {} bodies, {} steps: max position error {:.3g} {}\n", N,
-             Steps, MaxErr, Ok ? "ok" : "MISMATCH");
+  fmt::print("n-body, {} bodies, {} steps: max position error {:.3g} over {} "
+             "bodies {}\n",
+             N, Steps, MaxErr, Checked.size(), Ok ? "ok" : "MISMATCH");
   return Ok ? 0 : 1;
 }
 
