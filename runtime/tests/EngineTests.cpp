@@ -151,6 +151,14 @@ EngineOptions withDiskCache(StringRef Dir) {
   return O;
 }
 
+/// The same, with the verbose log going to \p Log.
+EngineOptions verboseDiskCache(StringRef Dir, llvm::raw_ostream &Log) {
+  EngineOptions O = withDiskCache(Dir);
+  O.Verbose = true;
+  O.Log = &Log;
+  return O;
+}
+
 std::unique_ptr<Engine> makeEngine(EngineOptions O = isolated()) {
   return require(Engine::create(std::move(O)));
 }
@@ -734,9 +742,7 @@ TEST_CASE("a_corrupt_entry_is_detected_deleted_rebuilt_and_never_loaded") {
 
   std::string LogText;
   llvm::raw_string_ostream Log(LogText);
-  EngineOptions O = withDiskCache(Dir.str());
-  O.Verbose = true;
-  O.Log = &Log;
+  EngineOptions O = verboseDiskCache(Dir.str(), Log);
   {
     std::unique_ptr<Engine> E = makeEngine(O);
     AddedModule Added = require(E->addModule(parseModule(SaxpyIR)));
@@ -813,9 +819,7 @@ TEST_CASE("unwritable_cache_directory_costs_a_compile_not_an_error") {
   writeFile(Blocker, "not a directory");
   std::string LogText;
   llvm::raw_string_ostream Log(LogText);
-  EngineOptions O = withDiskCache(Blocker);
-  O.Verbose = true;
-  O.Log = &Log;
+  EngineOptions O = verboseDiskCache(Blocker, Log);
   std::unique_ptr<Engine> E = makeEngine(O);
   AddedModule Added = require(E->addModule(parseModule(SaxpyIR)));
   CHECK(Added.Origin == KernelOrigin::Compiled);
@@ -843,9 +847,7 @@ TEST_CASE("cache_directory_replaced_by_a_file_degrades_to_memory_with_one_"
   TempDir Dir;
   std::string LogText;
   llvm::raw_string_ostream Log(LogText);
-  EngineOptions O = withDiskCache(Dir.str() + "/cache");
-  O.Verbose = true;
-  O.Log = &Log;
+  EngineOptions O = verboseDiskCache(Dir.str() + "/cache", Log);
   std::unique_ptr<Engine> E = makeEngine(O);
   require(E->addModule(parseModule(SaxpyIR)));
   REQUIRE(filesUnder(E->diskCacheDir()) == 1);
@@ -871,9 +873,7 @@ TEST_CASE("a_full_disk_leaves_neither_entry_nor_temporary") {
   TempDir Dir;
   std::string LogText;
   llvm::raw_string_ostream Log(LogText);
-  EngineOptions O = withDiskCache(Dir.str());
-  O.Verbose = true;
-  O.Log = &Log;
+  EngineOptions O = verboseDiskCache(Dir.str(), Log);
   std::unique_ptr<Engine> E = makeEngine(O);
   // A file size limit below an entry's size fails the write part way, as
   // a full disk does (EFBIG instead of ENOSPC).
@@ -906,9 +906,7 @@ TEST_CASE("verbose_log_names_the_path_each_request_took") {
   TempDir Dir;
   std::string LogText;
   llvm::raw_string_ostream Log(LogText);
-  EngineOptions O = withDiskCache(Dir.str());
-  O.Verbose = true;
-  O.Log = &Log;
+  EngineOptions O = verboseDiskCache(Dir.str(), Log);
   {
     std::unique_ptr<Engine> E = makeEngine(O);
     require(E->addModule(parseModule(SaxpyIR)));
