@@ -61,10 +61,8 @@ static Error relocate(const SMDiagnostic &D, const LoweredText &L,
                       const SourceMgr &SM, unsigned BufferID) {
   std::string Message = sourceNames(D.getMessage(), L);
   if (D.getLineNo() <= 0)
-    return make_error<DiagnosticError>(SMDiagnostic(
-        *D.getSourceMgr(), D.getLoc(), D.getFilename(), D.getLineNo(),
-        D.getColumnNo(), D.getKind(), Message, D.getLineContents(),
-        D.getRanges()));
+    return make_error<DiagnosticError>(
+        SMDiagnostic(D.getFilename(), D.getKind(), Message));
   uint32_t Out = offsetOf(L.text(), D.getLineNo(), D.getColumnNo());
   SMLoc Loc = locAt(SM, BufferID, L.Map.toSource(Out));
   return make_error<DiagnosticError>(SM.GetMessage(Loc, D.getKind(), Message));
