@@ -340,9 +340,15 @@ static Error assembleIntoExisting(const LoweredText &Lowered,
   }
   Error E = assembleInto(Lowered, SM, BufferID, M);
   std::vector<Function *> NewFunctions;
-  InstructionOrigins Origins;
+  // Promotion and poison folding delete instructions: record the origins
+  // before them; otherwise only an error records them.
+  InstructionOrigins Recorded;
+  OriginSource Origins{nullptr, &Lowered};
   if (!E) {
-    recordOrigins(M, Lowered, Origins);
+    if (Opts.SSA == SSAMode::Mem2Reg || Opts.AllowUndef) {
+      recordOrigins(M, Lowered, Recorded);
+      Origins = {&Recorded, nullptr};
+    }
     foldPoisonPhis(M, Lowered.Phis);
     for (GlobalValue *GV : Before.added())
       if (auto *F = dyn_cast<Function>(GV)) {
@@ -351,7 +357,7 @@ static Error assembleIntoExisting(const LoweredText &Lowered,
           promoteSlots(*F);
       }
     if (Opts.Verify)
-      E = verifyFunctionsLocated(NewFunctions, Tree, SM, BufferID, &Origins);
+      E = verifyFunctionsLocated(NewFunctions, Tree, SM, BufferID, Origins);
     if (auto Bad = Before.mismatch(); !E && Bad) {
       std::string Declared;
       raw_string_ostream OS(Declared);
@@ -395,13 +401,17 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
       assembleModule(*Lowered, SM, BufferID, T.Ctx);
   if (!M)
     return M.takeError();
-  InstructionOrigins Origins;
-  recordOrigins(**M, *Lowered, Origins);
+  InstructionOrigins Recorded;
+  OriginSource Origins{nullptr, &*Lowered};
+  if (LowerOpts.Mem2Reg || Opts.AllowUndef) {
+    recordOrigins(**M, *Lowered, Recorded);
+    Origins = {&Recorded, nullptr};
+  }
   if (LowerOpts.Mem2Reg)
     promoteSlots(**M);
   foldPoisonPhis(**M, Lowered->Phis);
   if (Opts.Verify)
-    if (Error E = verifyLocated(**M, Tree, SM, BufferID, &Origins))
+    if (Error E = verifyLocated(**M, Tree, SM, BufferID, Origins))
       return E;
   T.Made = std::move(*M);
   return Error::success();

@@ -40,10 +40,10 @@ static const Node *findDefine(const SyntaxTree &Tree, StringRef Name) {
   return nullptr;
 }
 
-void llq::recordOrigins(Module &M, const LoweredText &L,
+void llq::recordOrigins(const Module &M, const LoweredText &L,
                         InstructionOrigins &Origins) {
   for (const auto &[Name, Offsets] : L.InstOrigins) {
-    Function *F = M.getFunction(Name);
+    const Function *F = M.getFunction(Name);
     if (!F || F->getInstructionCount() != Offsets.size())
       continue; // Not as lowering printed it: locate by the old means.
     auto IsSlot = [](const Value *V) {
@@ -65,7 +65,13 @@ void llq::recordOrigins(Module &M, const LoweredText &L,
 /// lowering recorded it.
 static std::optional<uint32_t> findOrigin(const Function &F,
                                           StringRef VerifierOutput,
-                                          const InstructionOrigins *Origins) {
+                                          OriginSource Source) {
+  InstructionOrigins Now;
+  const InstructionOrigins *Origins = Source.Recorded;
+  if (!Origins && Source.Lowered) {
+    recordOrigins(*F.getParent(), *Source.Lowered, Now);
+    Origins = &Now;
+  }
   if (!Origins)
     return std::nullopt;
   for (const Instruction &I : instructions(F)) {
@@ -117,7 +123,7 @@ static void dropOtherVersionDebugInfo(Module &M) {
 /// `define`; success if \p F verifies.
 static Error verifyOne(const Function &F, const SyntaxTree &Tree,
                        const SourceMgr &SM, unsigned BufferID,
-                       const InstructionOrigins *Origins) {
+                       OriginSource Origins) {
   std::string FReport;
   raw_string_ostream FOS(FReport);
   if (!verifyFunction(F, &FOS))
@@ -162,8 +168,7 @@ static void dropBrokenDebugInfo(ArrayRef<Function *> Fs) {
 
 Error llq::verifyFunctionsLocated(ArrayRef<Function *> Fs,
                                   const SyntaxTree &Tree, const SourceMgr &SM,
-                                  unsigned BufferID,
-                                  const InstructionOrigins *Origins) {
+                                  unsigned BufferID, OriginSource Origins) {
   dropBrokenDebugInfo(Fs);
   for (Function *F : Fs)
     if (!F->isDeclaration())
@@ -174,7 +179,7 @@ Error llq::verifyFunctionsLocated(ArrayRef<Function *> Fs,
 
 Error llq::verifyLocated(Module &M, const SyntaxTree &Tree,
                          const SourceMgr &SM, unsigned BufferID,
-                         const InstructionOrigins *Origins) {
+                         OriginSource Origins) {
   dropOtherVersionDebugInfo(M);
   // Broken debug info is dropped with a warning, as LLVM's reader does.
   if (debugInfoIsBroken(M)) {

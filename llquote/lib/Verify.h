@@ -30,18 +30,26 @@ namespace llq {
 
 using InstructionOrigins = llvm::DenseMap<const llvm::Instruction *, uint32_t>;
 
-void recordOrigins(llvm::Module &M, const LoweredText &L,
+void recordOrigins(const llvm::Module &M, const LoweredText &L,
                    InstructionOrigins &Origins);
+
+/// Where the verifiers find instruction origins: recorded already (when
+/// something ran between assembly and verification that deletes
+/// instructions), or recorded from the lowered text only when an error
+/// needs them, since the module is still as it was assembled.
+struct OriginSource {
+  const InstructionOrigins *Recorded = nullptr;
+  const LoweredText *Lowered = nullptr;
+};
 
 llvm::Error verifyLocated(llvm::Module &M, const SyntaxTree &Tree,
                           const llvm::SourceMgr &SM, unsigned BufferID,
-                          const InstructionOrigins *Origins = nullptr);
+                          OriginSource Origins = {});
 
 llvm::Error verifyFunctionsLocated(llvm::ArrayRef<llvm::Function *> Fs,
                                    const SyntaxTree &Tree,
                                    const llvm::SourceMgr &SM,
-                                   unsigned BufferID,
-                                   const InstructionOrigins *Origins = nullptr);
+                                   unsigned BufferID, OriginSource Origins = {});
 
 } // namespace llq
 
