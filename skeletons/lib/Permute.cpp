@@ -249,7 +249,7 @@ public:
     int64_t Cells = N.Sh.size(), Source = N.Kids[1]->Sh.size();
     unsigned Threads = L.backend().parallelism();
     bool Privatise = L.backend().atomics() && !N.Type.isTuple() &&
-                     Threads > 1 && Cells <= MaxPrivateCells &&
+                     Threads > 1 && Cells > 0 && Cells <= MaxPrivateCells &&
                      Source >= MinSourcePerCell * Cells * int64_t(Threads);
     L.Host.assign(Parts + 1, 0);
     L.Host[Locks] = reinterpret_cast<uintptr_t>(

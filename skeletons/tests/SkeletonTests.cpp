@@ -358,6 +358,13 @@ TEST_CASE("permute: a small output is combined through per-thread copies") {
                         "%m = mul i8 %b, 1\n %r = add i8 %a, %m");
   auto AddF = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
   auto Or = LLQ_FN("i1 (i1 %a, i1 %b)", "%r = or i1 %a, %b");
+  // Empty: no cells, no elements, or neither.
+  auto None = fromVector(std::vector<int32_t>{});
+  auto Some = fromVector(std::vector<int32_t>(100, 1));
+  CHECK(Four.run(permute(AddI, fill({0}, int32_t(1)), Bin, None)).size() == 0);
+  CHECK(Four.run(permute(AddI, fill({0}, int32_t(1)), Bin, Some)).size() == 0);
+  CHECK(Four.run(permute(AddI, fill({13}, int32_t(1)), Bin, None))
+            .toVector<int32_t>() == std::vector<int32_t>(13, 1));
   for (int64_t N : {int64_t(50), int64_t(1000003)}) {
     std::vector<int32_t> Is = randomVector<int32_t>(N, 5);
     std::vector<int8_t> Bs(static_cast<size_t>(N));
