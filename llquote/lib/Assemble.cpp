@@ -16,7 +16,11 @@
 #include "llvm/AsmParser/LLParser.h"
 #include "llvm/AsmParser/SlotMapping.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include <mutex>
+#include <vector>
 
 using namespace llq;
 using namespace llvm;
@@ -135,9 +139,9 @@ Expected<Type *> llq::assembleType(const LoweredText &L, const SourceMgr &SM,
   return Ty;
 }
 
-Expected<std::unique_ptr<Module>>
-llq::assembleModule(const LoweredText &L, const SourceMgr &SM,
-                    unsigned BufferID, LLVMContext &Ctx) {
+static Expected<std::unique_ptr<Module>>
+readModule(const LoweredText &L, const SourceMgr &SM, unsigned BufferID,
+           LLVMContext &Ctx) {
   SMDiagnostic Diag;
   SourceMgr LoweredSM;
   addLowered(LoweredSM, L, SM, BufferID);
@@ -147,4 +151,40 @@ llq::assembleModule(const LoweredText &L, const SourceMgr &SM,
   if (Parser.Run(/*UpgradeDebugInfo=*/false))
     return relocate(Diag, L, SM, BufferID);
   return std::move(M);
+}
+
+/// Whether \p Text may hold debug metadata that LLVM 19's reader leaves
+/// broken when it fails: a member (`DW_TAG_member`) whose scope is a
+/// composite type with an `identifier:`. After an error found while such
+/// metadata waits for forward references, destroying the context crashes
+/// (`llvm-as-19` does too).
+static bool mayLeaveBrokenMetadata(StringRef Text) {
+  return Text.contains("DW_TAG_member") && Text.contains("identifier:");
+}
+
+/// Keeps a context whose destruction would crash: it is never destroyed.
+/// It stays reachable, so leak checkers do not report it.
+static void keepForever(std::unique_ptr<LLVMContext> Ctx) {
+  static std::mutex Lock;
+  static auto *Kept = new std::vector<LLVMContext *>;
+  std::lock_guard<std::mutex> Guard(Lock);
+  Kept->push_back(Ctx.release());
+}
+
+Expected<std::unique_ptr<Module>>
+llq::assembleModule(const LoweredText &L, const SourceMgr &SM,
+                    unsigned BufferID, LLVMContext &Ctx) {
+  // Text of that shape is read first into a context of its own: if LLVM
+  // fails, that context is kept and the caller's is never touched.
+  if (mayLeaveBrokenMetadata(L.text())) {
+    auto Trial = std::make_unique<LLVMContext>();
+    Trial->setDiagnosticHandlerCallBack(
+        [](const DiagnosticInfo *, void *) {}, nullptr);
+    Expected<std::unique_ptr<Module>> M = readModule(L, SM, BufferID, *Trial);
+    if (!M) {
+      keepForever(std::move(Trial));
+      return M.takeError();
+    }
+  }
+  return readModule(L, SM, BufferID, Ctx);
 }
