@@ -16,6 +16,8 @@
 #include "llvm/AsmParser/LLParser.h"
 #include "llvm/AsmParser/SlotMapping.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -81,8 +83,59 @@ static void addLowered(SourceMgr &LoweredSM, const LoweredText &L,
       SMLoc());
 }
 
+/// Whether \p Text may hold debug metadata that LLVM 19's reader leaves
+/// broken when it fails: a member (`DW_TAG_member`) whose scope is a
+/// composite type with an `identifier:`. After an error found while such
+/// metadata waits for forward references, destroying the context crashes
+/// (`llvm-as-19` does too).
+static bool mayLeaveBrokenMetadata(StringRef Text) {
+  return Text.contains("DW_TAG_member") && Text.contains("identifier:");
+}
+
+/// Keeps a context whose destruction would crash: it is never destroyed.
+/// It stays reachable, so leak checkers do not report it.
+static void keepForever(std::unique_ptr<LLVMContext> Ctx) {
+  static std::mutex Lock;
+  static auto *Kept = new std::vector<LLVMContext *>;
+  std::lock_guard<std::mutex> Guard(Lock);
+  Kept->push_back(Ctx.release());
+}
+
+/// A copy of \p M in \p Ctx, through bitcode; null if it cannot be made.
+static std::unique_ptr<Module> copyModule(const Module &M, LLVMContext &Ctx) {
+  SmallVector<char, 0> Bytes;
+  raw_svector_ostream OS(Bytes);
+  WriteBitcodeToFile(M, OS);
+  Expected<std::unique_ptr<Module>> Copy = parseBitcodeFile(
+      MemoryBufferRef(StringRef(Bytes.data(), Bytes.size()), "copy"), Ctx);
+  if (!Copy) {
+    consumeError(Copy.takeError());
+    return nullptr;
+  }
+  return std::move(*Copy);
+}
+
 Error llq::assembleInto(const LoweredText &L, const SourceMgr &SM,
                        unsigned BufferID, Module &M) {
+  // As in assembleModule, text of the dangerous shape is read first, here
+  // into a copy of the module in a context of its own.
+  if (mayLeaveBrokenMetadata(L.text())) {
+    auto Trial = std::make_unique<LLVMContext>();
+    Trial->setDiagnosticHandlerCallBack(
+        [](const DiagnosticInfo *, void *) {}, nullptr);
+    if (std::unique_ptr<Module> Copy = copyModule(M, *Trial)) {
+      SMDiagnostic TrialDiag;
+      SourceMgr TrialSM;
+      addLowered(TrialSM, L, SM, BufferID);
+      LLParser Parser(L.text(), TrialSM, TrialDiag, Copy.get(),
+                      /*Index=*/nullptr, *Trial);
+      if (Parser.Run(/*UpgradeDebugInfo=*/false)) {
+        Error E = relocate(TrialDiag, L, SM, BufferID);
+        keepForever(std::move(Trial));
+        return E;
+      }
+    }
+  }
   SMDiagnostic Diag;
   SourceMgr LoweredSM;
   addLowered(LoweredSM, L, SM, BufferID);
@@ -151,24 +204,6 @@ readModule(const LoweredText &L, const SourceMgr &SM, unsigned BufferID,
   if (Parser.Run(/*UpgradeDebugInfo=*/false))
     return relocate(Diag, L, SM, BufferID);
   return std::move(M);
-}
-
-/// Whether \p Text may hold debug metadata that LLVM 19's reader leaves
-/// broken when it fails: a member (`DW_TAG_member`) whose scope is a
-/// composite type with an `identifier:`. After an error found while such
-/// metadata waits for forward references, destroying the context crashes
-/// (`llvm-as-19` does too).
-static bool mayLeaveBrokenMetadata(StringRef Text) {
-  return Text.contains("DW_TAG_member") && Text.contains("identifier:");
-}
-
-/// Keeps a context whose destruction would crash: it is never destroyed.
-/// It stays reachable, so leak checkers do not report it.
-static void keepForever(std::unique_ptr<LLVMContext> Ctx) {
-  static std::mutex Lock;
-  static auto *Kept = new std::vector<LLVMContext *>;
-  std::lock_guard<std::mutex> Guard(Lock);
-  Kept->push_back(Ctx.release());
 }
 
 Expected<std::unique_ptr<Module>>
