@@ -115,27 +115,9 @@ static std::unique_ptr<Module> copyModule(const Module &M, LLVMContext &Ctx) {
   return std::move(*Copy);
 }
 
-Error llq::assembleInto(const LoweredText &L, const SourceMgr &SM,
-                       unsigned BufferID, Module &M) {
-  // As in assembleModule, text of the dangerous shape is read first, here
-  // into a copy of the module in a context of its own.
-  if (mayLeaveBrokenMetadata(L.text())) {
-    auto Trial = std::make_unique<LLVMContext>();
-    Trial->setDiagnosticHandlerCallBack(
-        [](const DiagnosticInfo *, void *) {}, nullptr);
-    if (std::unique_ptr<Module> Copy = copyModule(M, *Trial)) {
-      SMDiagnostic TrialDiag;
-      SourceMgr TrialSM;
-      addLowered(TrialSM, L, SM, BufferID);
-      LLParser Parser(L.text(), TrialSM, TrialDiag, Copy.get(),
-                      /*Index=*/nullptr, *Trial);
-      if (Parser.Run(/*UpgradeDebugInfo=*/false)) {
-        Error E = relocate(TrialDiag, L, SM, BufferID);
-        keepForever(std::move(Trial));
-        return E;
-      }
-    }
-  }
+/// Reads \p L into \p M, in M's context.
+static Error readInto(const LoweredText &L, const SourceMgr &SM,
+                      unsigned BufferID, Module &M) {
   SMDiagnostic Diag;
   SourceMgr LoweredSM;
   addLowered(LoweredSM, L, SM, BufferID);
@@ -144,6 +126,36 @@ Error llq::assembleInto(const LoweredText &L, const SourceMgr &SM,
   if (Parser.Run(/*UpgradeDebugInfo=*/false))
     return relocate(Diag, L, SM, BufferID);
   return Error::success();
+}
+
+/// For text of the dangerous shape, a first read in a context of its own,
+/// into a copy of \p Into (through bitcode) or into a new module: LLVM's
+/// error, with that context kept forever, or success (also when the text
+/// has not that shape, or the copy cannot be made).
+static Error tryApart(const LoweredText &L, const SourceMgr &SM,
+                      unsigned BufferID, const Module *Into) {
+  if (!mayLeaveBrokenMetadata(L.text()))
+    return Error::success();
+  auto Trial = std::make_unique<LLVMContext>();
+  Trial->setDiagnosticHandlerCallBack(
+      [](const DiagnosticInfo *, void *) {}, nullptr);
+  std::unique_ptr<Module> M =
+      Into ? copyModule(*Into, *Trial)
+           : std::make_unique<Module>(
+                 SM.getMemoryBuffer(BufferID)->getBufferIdentifier(), *Trial);
+  if (!M)
+    return Error::success();
+  Error E = readInto(L, SM, BufferID, *M);
+  if (E)
+    keepForever(std::move(Trial));
+  return E;
+}
+
+Error llq::assembleInto(const LoweredText &L, const SourceMgr &SM,
+                       unsigned BufferID, Module &M) {
+  if (Error E = tryApart(L, SM, BufferID, &M))
+    return E;
+  return readInto(L, SM, BufferID, M);
 }
 
 Expected<Type *> llq::assembleType(const LoweredText &L, const SourceMgr &SM,
@@ -192,34 +204,14 @@ Expected<Type *> llq::assembleType(const LoweredText &L, const SourceMgr &SM,
   return Ty;
 }
 
-static Expected<std::unique_ptr<Module>>
-readModule(const LoweredText &L, const SourceMgr &SM, unsigned BufferID,
-           LLVMContext &Ctx) {
-  SMDiagnostic Diag;
-  SourceMgr LoweredSM;
-  addLowered(LoweredSM, L, SM, BufferID);
-  auto M = std::make_unique<Module>(
-      SM.getMemoryBuffer(BufferID)->getBufferIdentifier(), Ctx);
-  LLParser Parser(L.text(), LoweredSM, Diag, M.get(), /*Index=*/nullptr, Ctx);
-  if (Parser.Run(/*UpgradeDebugInfo=*/false))
-    return relocate(Diag, L, SM, BufferID);
-  return std::move(M);
-}
-
 Expected<std::unique_ptr<Module>>
 llq::assembleModule(const LoweredText &L, const SourceMgr &SM,
                     unsigned BufferID, LLVMContext &Ctx) {
-  // Text of that shape is read first into a context of its own: if LLVM
-  // fails, that context is kept and the caller's is never touched.
-  if (mayLeaveBrokenMetadata(L.text())) {
-    auto Trial = std::make_unique<LLVMContext>();
-    Trial->setDiagnosticHandlerCallBack(
-        [](const DiagnosticInfo *, void *) {}, nullptr);
-    Expected<std::unique_ptr<Module>> M = readModule(L, SM, BufferID, *Trial);
-    if (!M) {
-      keepForever(std::move(Trial));
-      return M.takeError();
-    }
-  }
-  return readModule(L, SM, BufferID, Ctx);
+  if (Error E = tryApart(L, SM, BufferID, nullptr))
+    return std::move(E);
+  auto M = std::make_unique<Module>(
+      SM.getMemoryBuffer(BufferID)->getBufferIdentifier(), Ctx);
+  if (Error E = readInto(L, SM, BufferID, *M))
+    return std::move(E);
+  return std::move(M);
 }
