@@ -2,13 +2,14 @@
 //
 // For each dialect file, two comparisons, each interleaved (Measure.h):
 //
-// 1. SSA construction. Braun: lowerSyntax on the parsed syntax tree, which
-//    flattens the control structures, builds minimal SSA and prints it.
-//    LLVM: PromoteMemToReg, with the DominatorTree it needs, on the same
-//    function in alloca form (one slot per variable, what --ssa=mem2reg
-//    lowers to), assembled and cloned before the clock starts: exactly what
-//    LLVM's mem2reg pass does. Braun's side does more (flattening, printing)
-//    so the ratio does not flatter it.
+// 1. SSA construction, on the same IR read once by LLVM with the
+//    placeholders of lowering (PrintFlat.h), cloned before the clock starts.
+//    Braun: restoreSSA, Braun et al.'s builder on LLVM's blocks and values.
+//    LLVM: restoreSSA in the reference mode, a stack slot per variable with
+//    its loads and stores, then PromoteMemToReg with the DominatorTree it
+//    needs: what LLVM's mem2reg pass does. Both sides find the placeholders,
+//    check types and name the versions alike, so the ratio is that of the
+//    two constructions.
 // 2. The whole front end, text to verified module, with --ssa=braun and with
 //    --ssa=mem2reg, and the time per source line of each: on the generated
 //    nested*.ll inputs (bench/gen_nested.py, 10k to 80k lines of one
@@ -22,15 +23,13 @@
 #include "Lower.h"
 #include "Measure.h"
 #include "Parse.h"
+#include "RestoreSSA.h"
 #include "llquote/Frontend.h"
-#include "llvm/IR/Dominators.h"
-#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Transforms/Utils/Cloning.h"
-#include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include <map>
 
 using namespace llvm;
@@ -43,22 +42,6 @@ static cl::opt<unsigned> Reps("reps", cl::desc("Repetitions per file and side"),
 
 static ExitOnError Check("llquote_bench_ssa: ");
 
-/// LLVM's mem2reg pass on one function: every promotable alloca of the
-/// entry block, with the dominator tree PromoteMemToReg requires.
-static void mem2reg(Function &F) {
-  if (F.isDeclaration())
-    return;
-  std::vector<AllocaInst *> Allocas;
-  for (Instruction &I : F.getEntryBlock())
-    if (auto *AI = dyn_cast<AllocaInst>(&I))
-      if (isAllocaPromotable(AI))
-        Allocas.push_back(AI);
-  if (Allocas.empty())
-    return;
-  DominatorTree DT(F);
-  PromoteMemToReg(Allocas, DT);
-}
-
 /// One input, parsed once for the construction comparison.
 struct Input {
   std::string Name;
@@ -68,7 +51,8 @@ struct Input {
   unsigned ID = 0;
   std::unique_ptr<llq::SyntaxTree> Tree;
   LLVMContext Ctx;
-  std::unique_ptr<Module> AllocaForm;
+  llq::LoweredText Lowered;
+  std::unique_ptr<Module> Placeholders;
 };
 
 static void load(Input &In, const std::string &Path) {
@@ -79,10 +63,9 @@ static void load(Input &In, const std::string &Path) {
       MemoryBuffer::getMemBuffer(In.Buf->getMemBufferRef()), SMLoc());
   In.Tree = std::make_unique<llq::SyntaxTree>(In.Buf->getBuffer());
   Check(llq::parseSyntax(*In.Tree, In.SM, In.ID));
-  llq::LowerOptions Opts;
-  Opts.Mem2Reg = true;
-  llq::LoweredText L = Check(llq::lowerSyntax(*In.Tree, In.SM, In.ID, Opts));
-  In.AllocaForm = Check(llq::assembleModule(L, In.SM, In.ID, In.Ctx));
+  In.Lowered = Check(llq::lowerSyntax(*In.Tree, In.SM, In.ID));
+  In.Placeholders =
+      Check(llq::assembleModule(In.Lowered, In.SM, In.ID, In.Ctx));
 }
 
 /// Per-line seconds of Braun's construction and of LLVM's PromoteMemToReg,
@@ -91,22 +74,20 @@ static void load(Input &In, const std::string &Path) {
 static std::map<unsigned, std::pair<double, double>> ConstructionPerLine;
 
 static void construction(Input &In) {
-  BatchFn Braun = batched([&] {
-    llq::LowerOptions Opts;
-    auto L = llq::lowerSyntax(*In.Tree, In.SM, In.ID, Opts);
-    if (!L)
-      Check(L.takeError());
-  });
-  BatchFn LLVM = [&](unsigned Batch) {
-    std::vector<std::unique_ptr<Module>> Copies;
-    for (unsigned I = 0; I < Batch; ++I)
-      Copies.push_back(CloneModule(*In.AllocaForm));
-    return seconds([&] {
-      for (auto &M : Copies)
-        for (Function &F : *M)
-          mem2reg(F);
-    });
+  auto Restore = [&In](bool Mem2Reg) -> BatchFn {
+    return [&In, Mem2Reg](unsigned Batch) {
+      std::vector<std::unique_ptr<Module>> Copies;
+      for (unsigned I = 0; I < Batch; ++I)
+        Copies.push_back(CloneModule(*In.Placeholders));
+      llq::RestoreOptions Opts;
+      Opts.Mem2Reg = Mem2Reg;
+      return seconds([&] {
+        for (auto &M : Copies)
+          Check(llq::restoreSSA(*M, In.Lowered, Opts, In.SM, In.ID, nullptr));
+      });
+    };
   };
+  BatchFn Braun = Restore(false), LLVM = Restore(true);
   Paired P = comparePaired(Braun, LLVM, Reps);
   outs() << format("%-26s %24s %24s %22s\n", In.Name.c_str(),
                    spread(P.a(), 3, 1e3).c_str(), spread(P.b(), 3, 1e3).c_str(),
@@ -153,9 +134,9 @@ int main(int argc, char **argv) {
   }
   outs() << "Every figure: median [min-max] over " << Reps
          << " interleaved repetitions.\n\n"
-         << "1. SSA construction: Braun (lowerSyntax: flatten, build, print) "
-            "against LLVM's\n   PromoteMemToReg + DominatorTree on the same "
-            "function in alloca form\n";
+         << "1. SSA construction on the IR read with placeholders: Braun "
+            "et al. against LLVM's\n   PromoteMemToReg + DominatorTree on "
+            "stack slots for the same variables\n";
   outs() << format("%-26s %24s %24s %22s\n", C("file"), C("braun ms"),
                    C("PromoteMemToReg ms"), C("braun/LLVM"));
   for (auto &In : All)

@@ -99,7 +99,8 @@ private:
   void branch(unsigned Target, const Node *Origin);
   void condBranch(GenOperand Cond, unsigned T, unsigned E, const Node *Origin);
   /// A temporary naming the value of \p Value, read here (no instruction).
-  unsigned bind(GenOperand Value, const Node *Origin, StringRef Hint);
+  unsigned bind(GenOperand Value, const Node *Type, const Node *Origin,
+               StringRef Hint);
   /// A temporary holding `Op Type L, R` (a compare or arithmetic).
   unsigned compute(FlatItem::Kind K, const char *Op, const Node *Type,
                    GenOperand L, GenOperand R, const Node *Origin,
@@ -165,9 +166,11 @@ void Flattener::condBranch(GenOperand Cond, unsigned T, unsigned E,
   Cur = NoBlock;
 }
 
-unsigned Flattener::bind(GenOperand Value, const Node *Origin, StringRef Hint) {
+unsigned Flattener::bind(GenOperand Value, const Node *Type,
+                         const Node *Origin, StringRef Hint) {
   FlatItem I{FlatItem::Bind};
   I.N = Origin;
+  I.Type = Type;
   I.Temp = newTemp(Hint);
   I.Lhs = Value;
   append(I);
@@ -322,9 +325,9 @@ Error Flattener::forLoop(const Node *N) {
   Init.Type = Type;
   Init.Lhs = GenOperand::source(From);
   append(Init);
-  unsigned Bound = bind(GenOperand::source(To), To, "for.bound");
+  unsigned Bound = bind(GenOperand::source(To), Type, To, "for.bound");
   unsigned StepT = bind(Step ? GenOperand::source(Step) : GenOperand::constant("1"),
-                        Step ? Step : N, "for.step");
+                        Type, Step ? Step : N, "for.step");
 
   // With a step of one the counter cannot pass the bound, so the condition
   // alone ends the loop; other steps also leave from a latch that checks the

@@ -18,13 +18,12 @@
 
 #include "FoldPoisonPhis.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
-#include "llvm/IR/ValueSymbolTable.h"
 
+using namespace llq;
 using namespace llvm;
 
 namespace {
@@ -34,7 +33,8 @@ using PhiSet = SetVector<PHINode *, SmallVector<PHINode *, 8>,
 
 class PoisonFolder {
 public:
-  explicit PoisonFolder(Function &F) : DT(F) {}
+  PoisonFolder(Function &F, InstructionOrigins *Origins)
+      : DT(F), Origins(Origins) {}
   /// Folds what can be folded among \p Phis, all of them builder phis.
   void run(const PhiSet &Phis) {
     for (const PhiSet &SCC : components(Phis))
@@ -49,6 +49,7 @@ private:
   void fold(const PhiSet &SCC);
 
   DominatorTree DT;
+  InstructionOrigins *Origins;
 };
 
 std::vector<PhiSet> PoisonFolder::components(const PhiSet &Phis) {
@@ -125,8 +126,11 @@ void PoisonFolder::fold(const PhiSet &SCC) {
   if (Same) {
     for (PHINode *Phi : SCC)
       Phi->replaceAllUsesWith(Same);
-    for (PHINode *Phi : SCC)
+    for (PHINode *Phi : SCC) {
+      if (Origins)
+        Origins->erase(Phi);
       Phi->eraseFromParent();
+    }
     return;
   }
   if (Inner.size() < SCC.size())
@@ -136,25 +140,10 @@ void PoisonFolder::fold(const PhiSet &SCC) {
 
 } // namespace
 
-void llq::foldPoisonPhis(Module &M, const std::vector<BuilderPhi> &Phis) {
-  struct Found {
-    PhiSet All;
-    bool AnyPoison = false;
-  };
-  MapVector<Function *, Found> ByFunction;
-  for (const BuilderPhi &BP : Phis) {
-    Function *F = M.getFunction(BP.Function);
-    if (!F || F->isDeclaration())
-      continue;
-    auto *Phi =
-        dyn_cast_or_null<PHINode>(F->getValueSymbolTable()->lookup(BP.Phi));
-    if (!Phi)
-      continue;
-    Found &Fd = ByFunction[F];
-    Fd.All.insert(Phi);
-    Fd.AnyPoison |= BP.MergesPoison;
-  }
-  for (auto &[F, Fd] : ByFunction)
-    if (Fd.AnyPoison)
-      PoisonFolder(*F).run(Fd.All);
+void llq::foldPoisonPhis(Function &F, ArrayRef<PHINode *> Phis,
+                         InstructionOrigins *Origins) {
+  PhiSet All;
+  for (PHINode *Phi : Phis)
+    All.insert(Phi);
+  PoisonFolder(F, Origins).run(All);
 }

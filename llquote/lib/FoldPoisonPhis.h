@@ -1,8 +1,7 @@
 //===- FoldPoisonPhis.h - Phis of poison under --allow-undef ----*- C++ -*-===//
 //
-// foldPoisonPhis: requires the functions of \p M that \p Phis name to be
-// assembled, and \p Phis to be all the phis the SSA builder made in them
-// (LoweredText::Phis). Replaces each group of builder phis that together
+// foldPoisonPhis: requires \p Phis to be all the phis the SSA builder made
+// in \p F (RestoreSSA.h). Replaces each group of builder phis that together
 // merge poison with one other value, which dominates them, by that value,
 // and a group of nothing but poison by poison, as LLVM's mem2reg folds the
 // undef phis it makes: poison may become any value. A group is one phi, or
@@ -20,12 +19,13 @@
 #define LLQUOTE_LIB_FOLDPOISONPHIS_H
 
 #include "LoweredText.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/IR/Module.h"
+#include "llvm/IR/Instructions.h"
 
 namespace llq {
 
-void foldPoisonPhis(llvm::Module &M, const std::vector<BuilderPhi> &Phis);
+/// Phis it deletes leave \p Origins, when given.
+void foldPoisonPhis(llvm::Function &F, llvm::ArrayRef<llvm::PHINode *> Phis,
+                    InstructionOrigins *Origins);
 
 } // namespace llq
 

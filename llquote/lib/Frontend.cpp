@@ -7,7 +7,7 @@
 //   checkSelfContainedTypes  types LLVM cannot survive  (SelfContainedTypes.cpp)
 //   lowerSyntax   tree -> LLVM assembly + source map  (Lower.cpp)
 //   assembleModule  assembly -> llvm::Module          (Assemble.cpp)
-//   promoteSlots    reference mode only: mem2reg      (Promote.cpp)
+//   restoreSSA      variables -> minimal SSA, on IR   (RestoreSSA.cpp)
 //   verifyLocated   the LLVM verifier, located        (Verify.cpp)
 //
 //===----------------------------------------------------------------------===//
@@ -18,8 +18,7 @@
 #include "Lower.h"
 #include "Parse.h"
 #include "DuplicateMetadata.h"
-#include "FoldPoisonPhis.h"
-#include "Promote.h"
+#include "RestoreSSA.h"
 #include "Splice.h"
 #include "Verify.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -173,6 +172,13 @@ struct Target {
 
 static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
                      const FrontendOptions &Opts);
+
+static RestoreOptions restoreOptions(const FrontendOptions &Opts) {
+  RestoreOptions R;
+  R.AllowUndef = Opts.AllowUndef;
+  R.Mem2Reg = Opts.SSA == SSAMode::Mem2Reg;
+  return R;
+}
 
 /// Replaces the antiquotes by their bindings and reads the result; its
 /// diagnostics are moved back to the template.
@@ -340,22 +346,19 @@ static Error assembleIntoExisting(const LoweredText &Lowered,
   }
   Error E = assembleInto(Lowered, SM, BufferID, M);
   std::vector<Function *> NewFunctions;
-  // Promotion and poison folding delete instructions: record the origins
-  // before them; otherwise only an error records them.
+  // SSA restoration deletes instructions: record the origins before it;
+  // otherwise only an error records them.
   InstructionOrigins Recorded;
   OriginSource Origins{nullptr, &Lowered};
+  if (!E && !Lowered.SSA.empty()) {
+    recordOrigins(M, Lowered, Recorded);
+    Origins = {&Recorded, nullptr};
+    E = restoreSSA(M, Lowered, restoreOptions(Opts), SM, BufferID, &Recorded);
+  }
   if (!E) {
-    if (Opts.SSA == SSAMode::Mem2Reg || Opts.AllowUndef) {
-      recordOrigins(M, Lowered, Recorded);
-      Origins = {&Recorded, nullptr};
-    }
-    foldPoisonPhis(M, Lowered.Phis);
     for (GlobalValue *GV : Before.added())
-      if (auto *F = dyn_cast<Function>(GV)) {
+      if (auto *F = dyn_cast<Function>(GV))
         NewFunctions.push_back(F);
-        if (Opts.SSA == SSAMode::Mem2Reg)
-          promoteSlots(*F);
-      }
     if (Opts.Verify)
       E = verifyFunctionsLocated(NewFunctions, Tree, SM, BufferID, Origins);
     if (auto Bad = Before.mismatch(); !E && Bad) {
@@ -389,8 +392,11 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
     return E;
   LowerOptions LowerOpts;
   LowerOpts.AllowUndef = Opts.AllowUndef;
-  LowerOpts.Mem2Reg = Opts.SSA == SSAMode::Mem2Reg;
   LowerOpts.Spliced = Opts.Spliced;
+  if (T.Into)
+    LowerOpts.GlobalTaken = [Into = T.Into](StringRef Name) {
+      return Into->getNamedValue(Name) != nullptr;
+    };
   Expected<LoweredText> Lowered = lowerSyntax(Tree, SM, BufferID, LowerOpts);
   if (!Lowered)
     return Lowered.takeError();
@@ -403,13 +409,13 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
     return M.takeError();
   InstructionOrigins Recorded;
   OriginSource Origins{nullptr, &*Lowered};
-  if (LowerOpts.Mem2Reg || Opts.AllowUndef) {
+  if (!Lowered->SSA.empty()) {
     recordOrigins(**M, *Lowered, Recorded);
     Origins = {&Recorded, nullptr};
+    if (Error E = restoreSSA(**M, *Lowered, restoreOptions(Opts), SM,
+                             BufferID, &Recorded))
+      return E;
   }
-  if (LowerOpts.Mem2Reg)
-    promoteSlots(**M);
-  foldPoisonPhis(**M, Lowered->Phis);
   if (Opts.Verify)
     if (Error E = verifyLocated(**M, Tree, SM, BufferID, Origins))
       return E;

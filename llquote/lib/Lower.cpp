@@ -10,7 +10,7 @@
 #include "Lower.h"
 #include "Flatten.h"
 #include "Parse.h"
-#include "RestoreSSA.h"
+#include "PrintFlat.h"
 #include "llvm/ADT/StringSet.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
@@ -69,6 +69,16 @@ Expected<LoweredText> llq::lowerSyntax(const SyntaxTree &Tree,
   }
   LoweredTextBuilder Out(Tree.Source);
   uint32_t Pos = 0;
+  // The placeholder functions' names: in neither the text nor the module.
+  auto Fresh = [&](StringRef Base) {
+    std::string Name = Base.str();
+    for (unsigned N = 1; Tree.Source.contains(Name) ||
+                         (Opts.GlobalTaken && Opts.GlobalTaken(Name));
+         ++N)
+      Name = (Base + "." + Twine(N)).str();
+    return Name;
+  };
+  std::string ReadFn, AssignFn;
   for (const Node *Top = Tree.Root->First; Top; Top = Top->Next) {
     if (!Top->is(NodeKind::Define) || !Top->Last->is(NodeKind::Body))
       continue;
@@ -84,13 +94,25 @@ Expected<LoweredText> llq::lowerSyntax(const SyntaxTree &Tree,
     if (!F)
       return F.takeError();
     Out.copy(Pos, Body->Range.Begin);
-    if (Error E = restoreSSA(Tree, Top, Body, *F, Used, Opts, Out, SM, BufferID))
+    if (ReadFn.empty()) {
+      ReadFn = Fresh("llq.read");
+      AssignFn = Fresh("llq.assign");
+    }
+    if (Error E = printFlat(Tree, Top, Body, *F, Used, Opts, ReadFn, AssignFn,
+                            Out, SM, BufferID))
       return std::move(E);
     Pos = Body->Range.End;
   }
   if (Pos == 0)
     return identityLowering(Tree);
-  Out.copy(Pos, static_cast<uint32_t>(Tree.Source.size()));
+  auto End = static_cast<uint32_t>(Tree.Source.size());
+  Out.copy(Pos, End);
+  if (!Out.peek().SSA.empty()) {
+    Out.setPlaceholders(ReadFn, AssignFn);
+    Out.emit("\ndeclare void @" + asmName(ReadFn) + "(...)\ndeclare void @" +
+                 asmName(AssignFn) + "(...)\n",
+             End ? End - 1 : 0);
+  }
   return Out.take();
 }
 

@@ -5,8 +5,9 @@
 // dialect does not touch is passed through unchanged, so plain LLVM IR lowers
 // to itself and maps one to one. A function that uses the dialect (control
 // structures, direct assignment, reassigned names, blocks that fall through)
-// has its body flattened (Flatten.h) and rewritten in minimal SSA form
-// (RestoreSSA.h).
+// has its body flattened (Flatten.h) and printed with placeholders for the
+// reads and assignments of its variables (PrintFlat.h), which RestoreSSA.h
+// replaces once LLVM has read the text.
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,8 +2,9 @@
 //
 // What lowering produces and every later stage reads: LLVM assembly text,
 // the SourceMap from each of its bytes back to the source, and what
-// lowering noted on the way (the names it made, the builder's phis, the
-// origin of each instruction); the builder that Lower and RestoreSSA both
+// lowering noted on the way (the names it made, the plan of SSA
+// construction for each function it rewrote, the origin of each
+// instruction); the builder that Lower and RestoreSSA both
 // write it with; and the options of lowering. A header of its own, so that
 // the passes share it without including one another.
 //
@@ -12,12 +13,18 @@
 #ifndef LLQUOTE_LIB_LOWEREDTEXT_H
 #define LLQUOTE_LIB_LOWEREDTEXT_H
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
+
+namespace llvm {
+class Instruction;
+} // namespace llvm
 
 namespace llq {
 
@@ -38,12 +45,41 @@ private:
   std::vector<Segment> Segments; ///< Sorted by Out, contiguous.
 };
 
-/// A phi the SSA builder made: its function, its name, and whether one of
-/// its operands is poison.
-struct BuilderPhi {
-  std::string Function, Phi;
-  bool MergesPoison;
+/// What the IR half of SSA restoration (RestoreSSA.h) needs to know of one
+/// function that lowering rewrote. Lowering writes every variable that
+/// needs SSA construction so that LLVM's parser reads it once, with LLVM's
+/// own types: a read is a call `%r = call T @<Read>(i32 K)`, T the type
+/// written before the operand and K an index into Reads; a direct
+/// assignment is `call void @<Assign>(i32 K, T v)`, K an index into Defs;
+/// an instruction that defines a variable keeps its place and gets a name
+/// of its own (Def::Name) when it is not the variable's first definition.
+struct SSAFunction {
+  std::string Function; ///< Its name, as LLVM knows it.
+  /// The variables, by number: the name written, without '%' and quotes.
+  std::vector<std::string> Variables;
+  struct Def {
+    enum Kind : uint8_t {
+      Param,    ///< Argument number Index of the function.
+      Named,    ///< The instruction whose name is Name.
+      Numbered, ///< The unnamed instruction numbered Index (`%3 = ...`).
+      Assign,   ///< The Assign placeholder whose K is this index.
+    } How;
+    uint32_t Var;
+    uint32_t At; ///< Source offset of the definition.
+    uint32_t Index = 0;
+    std::string Name;
+  };
+  std::vector<Def> Defs; ///< In text order.
+  struct Read {
+    uint32_t Var;
+    uint32_t At;   ///< Source offset of the operand read.
+    bool AtEnd;    ///< An author's phi operand: read at the block's end.
+  };
+  std::vector<Read> Reads;
 };
+
+/// Instructions of a module and the source offset each stands for.
+using InstructionOrigins = llvm::DenseMap<const llvm::Instruction *, uint32_t>;
 
 struct LoweredText {
   /// The lowered text: Storage, or the source buffer when it is unchanged.
@@ -54,9 +90,11 @@ struct LoweredText {
   llvm::StringRef Unchanged;
   std::string Storage;
   SourceMap Map;
-  /// With LowerOptions::AllowUndef: the SSA builder's phis, for
-  /// foldPoisonPhis.
-  std::vector<BuilderPhi> Phis;
+  /// The functions whose variables RestoreSSA turns into SSA form, and
+  /// the names of the placeholder functions their text calls (declared at
+  /// its end; RestoreSSA removes them).
+  std::vector<SSAFunction> SSA;
+  std::string ReadFn, AssignFn;
   /// The names lowering made for the author's variables (versions, slots,
   /// slot loads), without '%' and quotes, and the variable each stands
   /// for: messages from LLVM name the variable, not the version.
@@ -89,8 +127,14 @@ public:
   void markInstruction(uint32_t Origin) {
     Result.InstOrigins.back().second.push_back(Origin);
   }
-  /// Records a phi of the SSA builder.
-  void notePhi(BuilderPhi Phi) { Result.Phis.push_back(std::move(Phi)); }
+  /// Adds the plan of a rewritten function.
+  void addSSA(SSAFunction F) { Result.SSA.push_back(std::move(F)); }
+  /// Names the placeholder functions.
+  void setPlaceholders(std::string Read, std::string Assign) {
+    Result.ReadFn = std::move(Read);
+    Result.AssignFn = std::move(Assign);
+  }
+  const LoweredText &peek() const { return Result; }
   /// How much text has been appended.
   uint32_t size() const { return static_cast<uint32_t>(Result.Storage.size()); }
 
@@ -103,9 +147,9 @@ struct LowerOptions {
   /// Reads of variables not defined on every path become poison instead of
   /// errors.
   bool AllowUndef = false;
-  /// Reference mode: variables become stack slots marked `!llq.slot`, for
-  /// promoteSlots() to turn into SSA with LLVM's mem2reg.
-  bool Mem2Reg = false;
+  /// Whether a global of the module the text is read into has this name
+  /// (placeholder functions must not clash); null: a new module.
+  std::function<bool(llvm::StringRef)> GlobalTaken;
   /// Text spliced from a template: a function that only reassigns a name
   /// (say, through a fragment) uses the dialect too.
   bool Spliced = false;

@@ -1,740 +1,455 @@
-//===- RestoreSSA.cpp - Variables of a flattened function to SSA ----------===//
+//===- RestoreSSA.cpp - Variables of a read module to SSA -----------------===//
 //
-// Two phases. First, blocks are processed in source order: each read asks the
-// SSA builder for the reaching value, each definition records a new one, and
-// a block's terminator adds its edges, sealing a successor once all of its
-// predecessors are in. Then the builder finishes (removing redundant phi
-// cycles), names its surviving phis, and the body is printed with every
-// local name replaced by the name of the value it now denotes.
+// Per function: find what the plan names (the placeholders by their K, the
+// definitions by name, number or argument), check the types, build SSA
+// (Braun et al., or LLVM's PromoteMemToReg in the reference mode), replace
+// and delete the placeholders, and name the versions.
 //
 //===----------------------------------------------------------------------===//
 
 #include "RestoreSSA.h"
-#include "CheckAssigned.h"
+#include "FoldPoisonPhis.h"
 #include "Parse.h"
-#include "UniqueNames.h"
 #include "llquote/Diagnostics.h"
 #include "llquote/ssa/SSABuilder.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
-#include <optional>
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/ValueSymbolTable.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
 using namespace llq;
 using namespace llvm;
 
 namespace {
 
-/// What the restorer knows of one variable.
-struct VarInfo {
-  ssa::Variable Id;
-  std::string Base;           ///< The name without '%' and quotes.
-  std::string Type;           ///< Its type, as written; empty if unknown.
-  const Node *TypeAt = nullptr; ///< The definition that fixed the type.
-  bool Defined = false;       ///< The first definition has kept the name.
-  unsigned NextVersion = 1;
-};
-
-/// A local-name token of an instruction and what replaces it.
-struct Subst {
-  const Node *Token;
-  ssa::Value V;
-};
-
-/// Per flattened item: the values its generated text needs.
-struct ItemValues {
-  std::vector<Subst> Substs; ///< Source items.
-  ssa::Value Lhs{0}, Rhs{0};
-  bool HasLhs = false, HasRhs = false;
-  ssa::Value Result{0};      ///< Compare / Arith result.
-  /// Reference mode: loads before the item and stores after it.
-  std::vector<std::pair<uint32_t, std::string>> Loads;
-  std::vector<std::pair<uint32_t, ssa::Value>> Stores;
-};
-
-bool isPlainName(StringRef S) {
-  if (S.empty() || isdigit(static_cast<unsigned char>(S[0])))
-    return false;
-  return S.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"
-                             "UVWXYZ0123456789-$._") == StringRef::npos;
-}
-
-std::string normalizeType(StringRef T) {
+std::string typeName(Type *T) {
   std::string S;
-  for (char C : T)
-    if (!isspace(static_cast<unsigned char>(C)))
-      S += C;
-  // `ptr addrspace(0)` is `ptr`, as LLVM holds it to be.
-  static constexpr StringRef Space = "ptraddrspace(";
-  for (size_t At = S.find(Space.data(), 0, Space.size()); At != std::string::npos;
-       At = S.find(Space.data(), At + 3, Space.size())) {
-    size_t Digits = At + Space.size(), End = Digits;
-    while (End < S.size() && S[End] == '0')
-      ++End;
-    if (End > Digits && End < S.size() && S[End] == ')')
-      S.erase(At + 3, End + 1 - (At + 3));
-  }
+  raw_string_ostream OS(S);
+  T->print(OS);
   return S;
-}
-
-/// `<N x T>` splits into N and T; anything else gives nullopt.
-std::optional<std::pair<StringRef, StringRef>> vectorParts(StringRef T) {
-  T = T.trim();
-  if (!T.consume_front("<") || !T.consume_back(">"))
-    return std::nullopt;
-  auto [N, Rest] = T.split(" x ");
-  if (Rest.empty() || N.trim().starts_with("vscale"))
-    return std::nullopt;
-  return std::make_pair(N.trim(), Rest.trim());
 }
 
 class Restorer {
 public:
-  Restorer(const SyntaxTree &Tree, const FlatFunction &F, StringSet<> &Used,
-           const LowerOptions &Opts, LoweredTextBuilder &Out,
-           const SourceMgr &SM, unsigned BufferID)
-      : Tree(Tree), F(F), Used(Used), Names(Used), Opts(Opts), Out(Out),
-        SM(SM), BufferID(BufferID) {}
+  Restorer(Function &F, const SSAFunction &P, Function *ReadFn,
+           Function *AssignFn, const RestoreOptions &Opts,
+           const SourceMgr &SM, unsigned BufferID, InstructionOrigins *Origins)
+      : F(F), P(P), ReadFn(ReadFn), AssignFn(AssignFn), Opts(Opts), SM(SM),
+        BufferID(BufferID), Origins(Origins) {}
 
-  Error run(const Node *Define, const Node *Body);
+  Error run();
 
 private:
-  Error error(const Node *At, const Twine &Msg) {
-    return makeError(SM, locAt(SM, BufferID, At->Range.Begin), Msg);
+  Error error(uint32_t At, const Twine &Msg) {
+    return makeError(SM, locAt(SM, BufferID, At), Msg);
   }
-  StringRef nameOf(const Node *N) const {
-    StringRef S = Tree.text(N);
-    S.consume_front("%");
-    return S;
+  std::string varName(uint32_t Var) const {
+    return "'%" + asmName(P.Variables[Var]) + "'";
   }
-  VarInfo *varOf(const Node *N) {
-    auto It = Vars.find(nameOf(N));
-    return It == Vars.end() ? nullptr : &It->second;
+  /// The placeholder number of a call to \p Fn, or -1.
+  int64_t placeholder(const Instruction &I, const Function *Fn) const {
+    auto *CI = dyn_cast<CallInst>(&I);
+    if (!CI || CI->getCalledOperand() != Fn || CI->arg_size() == 0)
+      return -1;
+    auto *K = dyn_cast<ConstantInt>(CI->getArgOperand(0));
+    return K ? int64_t(K->getZExtValue()) : -1;
   }
-  void declareVars(const Node *Define, const Node *Body);
-  ssa::Value textValue(std::string Text) {
-    ssa::Value V = B.createValue();
-    setText(V, std::move(Text));
-    return V;
+  Error find();
+  Error checkTypes();
+  void braun();
+  void promote();
+  void erase(Instruction *I) {
+    if (Origins)
+      Origins->erase(I);
+    I->eraseFromParent();
   }
-  /// The value a constant (or any text that is not a local name) stands
-  /// for: one per text, as LLVM uniques its constants, so that a phi
-  /// merging `5` and `5` is seen to be trivial.
-  ssa::Value constantValue(StringRef Text) {
-    auto [It, New] = Constants.try_emplace(Text, ssa::Value{0});
-    if (New)
-      It->second = textValue(Text.str());
-    return It->second;
-  }
-  /// Records a read of or (when \p ReadAt is null) an assignment to a
-  /// variable, for checkAssigned; \p AtEnd for a read at the block's end.
-  void access(unsigned Block, uint32_t Var, const Node *ReadAt,
-              bool AtEnd = false) {
-    (AtEnd ? EndAccesses : Accesses)[Block].push_back({Var, ReadAt});
-  }
-  void setText(ssa::Value V, std::string Text) {
-    if (Texts.size() <= V.Id)
-      Texts.resize(V.Id + 1);
-    Texts[V.Id] = std::move(Text);
-  }
-  std::string newVersion(VarInfo &VI);
-  std::string newVersionBase(StringRef Hint);
-  Error noteType(VarInfo &VI, StringRef Type, const Node *At);
-  ssa::Value read(const Node *ValueNode, unsigned Block, StringRef TypeHint);
-  ssa::Value slotLoad(const Node *Ref, unsigned Block, bool AtEnd);
-  std::string slotName(uint32_t Var);
-  void printSlots(uint32_t At);
-  ssa::Value operand(const GenOperand &O, unsigned Block, StringRef TypeHint);
-  Error define(const Node *Def, ssa::Value V, unsigned Block, StringRef Type,
-               bool NamesValue);
-  Error sourceItem(const FlatItem &I, unsigned Block, ItemValues &IV);
-  Error item(const FlatItem &I, unsigned Block, ItemValues &IV);
-  std::optional<std::string> resultType(const Node *Inst) const;
-  std::string valueText(ssa::Value V);
-  std::string blockRef(unsigned Block) const;
-  void print(const Node *Body);
-  void printSource(const FlatItem &I, const ItemValues &IV);
+  void nameVersions();
 
-  const SyntaxTree &Tree;
-  const FlatFunction &F;
-  std::string FunctionName;
-  StringSet<> &Used;
-  UniqueNamer Names;
-  const LowerOptions &Opts;
-  LoweredTextBuilder &Out;
+  Function &F;
+  const SSAFunction &P;
+  Function *ReadFn, *AssignFn;
+  const RestoreOptions &Opts;
   const SourceMgr &SM;
   unsigned BufferID;
+  InstructionOrigins *Origins;
 
-  ssa::SSABuilder B;
-  std::vector<ssa::Block> Blocks;
-  StringMap<VarInfo> Vars;
-  std::vector<std::string> VarNames; ///< By variable id.
-  std::vector<std::string> Texts; ///< By value id: client values' text.
-  std::vector<ssa::Value> Temps;
-  std::vector<std::vector<ItemValues>> Values; ///< By block, by item.
-  /// Per block, reads and assignments of variables in order, and the reads
-  /// at the block's end (an author's phi operands).
-  std::vector<std::vector<VarAccess>> Accesses, EndAccesses;
-  StringMap<ssa::Value> Constants;
-  struct PendingPhiRead {
-    const Node *Token;
-    unsigned Pred;
-    unsigned Block, Item;
-  };
-  std::vector<PendingPhiRead> PhiReads;
-  StringMap<unsigned> BlockByName;
-  DenseMap<uint32_t, std::string> PhiNames;
-  DenseMap<uint32_t, uint32_t> Unnamed; ///< Value id -> variable id.
-  /// Reference mode: the item being processed, the parameters' stores, the
-  /// loads at the end of each block (for phi operands) and the slot names.
-  ItemValues *CurIV = nullptr;
-  ItemValues EntryIV;
-  std::vector<std::vector<std::pair<uint32_t, std::string>>> EndLoads;
-  DenseMap<uint32_t, std::string> Slots;
+  std::vector<Value *> DefValue;     ///< By definition.
+  std::vector<CallInst *> ReadCall;  ///< By read.
+  std::vector<CallInst *> AssignCall; ///< By definition; null if not one.
+  DenseMap<const Value *, uint32_t> DefOf; ///< Instruction or argument.
+  std::vector<int> FirstDef;         ///< By variable.
+  std::vector<Type *> VarType;       ///< By variable.
+  /// Values that are versions of a variable: to be named `x.N`.
+  DenseMap<Value *, uint32_t> Versions;
+  std::vector<PHINode *> BuilderPhis;
+  bool AnyPoison = false;
 };
 } // namespace
 
-void Restorer::declareVars(const Node *Define, const Node *Body) {
-  auto Declare = [&](const Node *N) {
-    StringRef Name = nameOf(N);
-    if (Vars.count(Name))
-      return;
-    VarInfo VI;
-    VI.Id = ssa::Variable{static_cast<uint32_t>(Vars.size())};
-    StringRef Base = Name;
-    if (Base.size() >= 2 && Base.front() == '"' && Base.back() == '"')
-      Base = Base.drop_front().drop_back();
-    VI.Base = Base.str();
-    Vars[Name] = std::move(VI);
-    VarNames.push_back(Name.str());
+Error Restorer::find() {
+  DefValue.assign(P.Defs.size(), nullptr);
+  AssignCall.assign(P.Defs.size(), nullptr);
+  ReadCall.assign(P.Reads.size(), nullptr);
+  // Numbered values, in the order LLVM numbers them.
+  std::vector<Value *> Numbered;
+  auto Number = [&](Value &V) {
+    if (!V.hasName() && !V.getType()->isVoidTy())
+      Numbered.push_back(&V);
   };
-  for (const Node *C = Define->First; C; C = C->Next)
-    if (C->is(NodeKind::Param) && C->Last && C->Last->is(NodeKind::LocalDef))
-      Declare(C->Last);
-  SmallVector<const Node *, 32> Stack{Body};
-  while (!Stack.empty()) {
-    const Node *N = Stack.pop_back_val();
-    if (N->is(NodeKind::LocalDef))
-      Declare(N);
-    for (const Node *C = N->First; C; C = C->Next)
-      Stack.push_back(C);
-  }
-}
-
-/// A fresh plain name from \p Hint, quoted if it needs to be.
-std::string Restorer::newVersionBase(StringRef Hint) {
-  std::string Name = Names.make(Hint, "");
-  return isPlainName(Name) ? Name : "\"" + Name + "\"";
-}
-
-std::string Restorer::newVersion(VarInfo &VI) {
-  std::string Name;
-  do
-    Name = VI.Base + "." + std::to_string(VI.NextVersion++);
-  while (Used.contains(Name));
-  Used.insert(Name);
-  Out.noteSourceName(Name, VI.Base);
-  return isPlainName(Name) ? "%" + Name : "%\"" + Name + "\"";
-}
-
-Error Restorer::noteType(VarInfo &VI, StringRef Type, const Node *At) {
-  if (Type.empty())
-    return Error::success();
-  if (VI.Type.empty() || !VI.TypeAt) {
-    VI.Type = Type.str();
-    VI.TypeAt = At;
-    return Error::success();
-  }
-  if (normalizeType(VI.Type) == normalizeType(Type))
-    return Error::success();
-  auto E = std::make_unique<DiagnosticError>(SM.GetMessage(
-      locAt(SM, BufferID, At->Range.Begin), SourceMgr::DK_Error,
-      "'%" + nameOf(At) + "' is assigned a value of type '" + Type +
-          "' here, but a value of type '" + VI.Type + "' elsewhere"));
-  E->addNote(SM.GetMessage(locAt(SM, BufferID, VI.TypeAt->Range.Begin),
-                           SourceMgr::DK_Note,
-                           "'%" + nameOf(At) + "' is assigned a '" + VI.Type +
-                               "' here"));
-  return Error(std::move(E));
-}
-
-ssa::Value Restorer::read(const Node *ValueNode, unsigned Block,
-                          StringRef TypeHint) {
-  if (ValueNode->is(NodeKind::LocalRef))
-    if (VarInfo *VI = varOf(ValueNode)) {
-      if (VI->Type.empty() && !TypeHint.empty())
-        VI->Type = TypeHint.str();
-      access(Block, VI->Id.Id, ValueNode);
-      if (Opts.Mem2Reg)
-        return slotLoad(ValueNode, Block, /*AtEnd=*/false);
-      return B.useVar(VI->Id, Blocks[Block]);
+  for (Argument &A : F.args())
+    Number(A);
+  for (BasicBlock &BB : F) {
+    Number(BB);
+    for (Instruction &I : BB) {
+      Number(I);
+      if (int64_t K = placeholder(I, ReadFn); K >= 0 && K < int64_t(P.Reads.size()))
+        ReadCall[K] = cast<CallInst>(&I);
+      if (int64_t K = placeholder(I, AssignFn);
+          K >= 0 && K < int64_t(P.Defs.size()) && cast<CallInst>(I).arg_size() == 2) {
+        AssignCall[K] = cast<CallInst>(&I);
+        DefValue[K] = AssignCall[K]->getArgOperand(1);
+      }
     }
-  return constantValue(Tree.text(ValueNode));
-}
-
-/// Reference mode: a load of the variable's slot, before the current item or
-/// at the end of block \p Block (before its terminator).
-ssa::Value Restorer::slotLoad(const Node *Ref, unsigned Block, bool AtEnd) {
-  VarInfo *VI = varOf(Ref);
-  std::string Name = "%" + newVersionBase(VI->Base + ".load");
-  Out.noteSourceName(nameOfToken(Name), VI->Base);
-  ssa::Value V = textValue(Name);
-  if (AtEnd)
-    EndLoads[Block].push_back({VI->Id.Id, Name});
-  else
-    CurIV->Loads.push_back({VI->Id.Id, Name});
-  return V;
-}
-
-std::string Restorer::slotName(uint32_t Var) {
-  auto It = Slots.find(Var);
-  if (It != Slots.end())
-    return It->second;
-  const std::string &Base = Vars.find(VarNames[Var])->second.Base;
-  std::string Name = "%" + newVersionBase(Base + ".slot");
-  Out.noteSourceName(nameOfToken(Name), Base);
-  Slots[Var] = Name;
-  return Name;
-}
-
-ssa::Value Restorer::operand(const GenOperand &O, unsigned Block,
-                             StringRef TypeHint) {
-  switch (O.K) {
-  case GenOperand::Source:
-    return read(O.Src, Block, TypeHint);
-  case GenOperand::TempValue:
-    return Temps[O.Temp];
-  case GenOperand::Var: {
-    VarInfo *VI = varOf(O.Src);
-    assert(VI && "a generated read of an undeclared variable");
-    access(Block, VI->Id.Id, O.Src);
-    if (Opts.Mem2Reg)
-      return slotLoad(O.Src, Block, /*AtEnd=*/false);
-    return B.useVar(VI->Id, Blocks[Block]);
   }
-  case GenOperand::Const:
-    return constantValue(O.Text);
-  case GenOperand::None:
-    break;
+  for (size_t K = 0; K < P.Defs.size(); ++K) {
+    const SSAFunction::Def &D = P.Defs[K];
+    switch (D.How) {
+    case SSAFunction::Def::Param:
+      if (D.Index < F.arg_size())
+        DefValue[K] = F.getArg(D.Index);
+      break;
+    case SSAFunction::Def::Named:
+      DefValue[K] = F.getValueSymbolTable()->lookup(D.Name);
+      break;
+    case SSAFunction::Def::Numbered:
+      if (D.Index < Numbered.size())
+        DefValue[K] = Numbered[D.Index];
+      break;
+    case SSAFunction::Def::Assign:
+      break;
+    }
+    if (!DefValue[K])
+      return error(D.At, "internal error: LLVM's reading of this definition "
+                         "of " + varName(D.Var) + " cannot be found");
+    if (D.How != SSAFunction::Def::Assign)
+      DefOf[DefValue[K]] = uint32_t(K);
   }
-  llvm_unreachable("operand without a kind");
-}
-
-Error Restorer::define(const Node *Def, ssa::Value V, unsigned Block,
-                       StringRef Type, bool NamesValue) {
-  VarInfo *VI = varOf(Def);
-  assert(VI && "a definition of an undeclared variable");
-  if (Error E = noteType(*VI, Type, Def))
-    return E;
-  if (NamesValue) {
-    // Later versions are named when first printed, so names follow the text.
-    setText(V, VI->Defined ? "" : Tree.text(Def).str());
-    if (VI->Defined)
-      Unnamed[V.Id] = VI->Id.Id;
-  }
-  VI->Defined = true;
-  access(Block, VI->Id.Id, nullptr);
-  if (Opts.Mem2Reg)
-    CurIV->Stores.push_back({VI->Id.Id, V});
-  else
-    B.defVar(VI->Id, V, Blocks[Block]);
+  for (size_t K = 0; K < P.Reads.size(); ++K)
+    if (!ReadCall[K])
+      return error(P.Reads[K].At, "internal error: LLVM's reading of this "
+                                  "read of " + varName(P.Reads[K].Var) +
+                                  " cannot be found");
   return Error::success();
 }
 
-/// The type of the value instruction \p Inst defines, as text, when it can be
-/// read off the instruction; nullopt otherwise.
-std::optional<std::string> Restorer::resultType(const Node *Inst) const {
-  SmallVector<const Node *, 8> Types, Typed;
-  for (const Node *C = Inst->First; C; C = C->Next) {
-    if (C->is(NodeKind::Type))
-      Types.push_back(C);
-    if (C->is(NodeKind::TypedValue))
-      Typed.push_back(C);
-  }
-  auto TypeOf = [&](const Node *TV) { return Tree.text(TV->First).str(); };
-  switch (static_cast<Opcode>(Inst->Sub)) {
-  case Opcode::Add: case Opcode::FAdd: case Opcode::Sub: case Opcode::FSub:
-  case Opcode::Mul: case Opcode::FMul: case Opcode::UDiv: case Opcode::SDiv:
-  case Opcode::FDiv: case Opcode::URem: case Opcode::SRem: case Opcode::FRem:
-  case Opcode::Shl: case Opcode::LShr: case Opcode::AShr: case Opcode::And:
-  case Opcode::Or: case Opcode::Xor: case Opcode::FNeg: case Opcode::Freeze:
-  case Opcode::InsertValue: case Opcode::InsertElement:
-    if (!Typed.empty())
-      return TypeOf(Typed[0]);
-    break;
-  case Opcode::ICmp: case Opcode::FCmp:
-    if (!Typed.empty()) {
-      if (auto V = vectorParts(TypeOf(Typed[0])))
-        return ("<" + V->first + " x i1>").str();
-      return std::string("i1");
+Error Restorer::checkTypes() {
+  FirstDef.assign(P.Variables.size(), -1);
+  VarType.assign(P.Variables.size(), nullptr);
+  for (size_t K = 0; K < P.Defs.size(); ++K) {
+    const SSAFunction::Def &D = P.Defs[K];
+    Type *T = DefValue[K]->getType();
+    if (FirstDef[D.Var] < 0) {
+      FirstDef[D.Var] = int(K);
+      VarType[D.Var] = T;
+      continue;
     }
-    break;
-  case Opcode::Select: case Opcode::AtomicRMW:
-    if (Typed.size() >= 2)
-      return TypeOf(Typed[1]);
-    break;
-  case Opcode::CmpXchg:
-    if (Typed.size() >= 2)
-      return "{ " + TypeOf(Typed[1]) + ", i1 }";
-    break;
-  case Opcode::ExtractElement:
-    if (!Typed.empty())
-      if (auto V = vectorParts(TypeOf(Typed[0])))
-        return V->second.str();
-    break;
-  case Opcode::Alloca:
-    return std::string("ptr");
-  case Opcode::GetElementPtr:
-    if (Typed.size() == 1 || (!Typed.empty() && !vectorParts(TypeOf(Typed[1]))))
-      if (!Typed.empty() && TypeOf(Typed[0]) == "ptr")
-        return std::string("ptr");
-    break;
-  case Opcode::CatchPad: case Opcode::CleanupPad: case Opcode::CatchSwitch:
-    return std::string("token");
-  default: // Casts, load, phi, call, invoke, va_arg, landingpad: a Type child.
-    if (!Types.empty()) {
-      const Node *T = Types[0];
-      Opcode Op = static_cast<Opcode>(Inst->Sub);
-      if (Op >= Opcode::Trunc && Op <= Opcode::AddrSpaceCast)
-        T = Types.back();
-      return Tree.text(T).str();
-    }
-    break;
+    if (T == VarType[D.Var])
+      continue;
+    auto E = std::make_unique<DiagnosticError>(SM.GetMessage(
+        locAt(SM, BufferID, D.At), SourceMgr::DK_Error,
+        varName(D.Var) + " is assigned a value of type '" + typeName(T) +
+            "' here, but a value of type '" + typeName(VarType[D.Var]) +
+            "' elsewhere"));
+    E->addNote(SM.GetMessage(
+        locAt(SM, BufferID, P.Defs[FirstDef[D.Var]].At), SourceMgr::DK_Note,
+        varName(D.Var) + " is assigned a '" + typeName(VarType[D.Var]) +
+            "' here"));
+    return Error(std::move(E));
   }
-  return std::nullopt;
+  // The first read, in the text, whose type is not its variable's.
+  int Bad = -1;
+  for (size_t K = 0; K < P.Reads.size(); ++K) {
+    const SSAFunction::Read &R = P.Reads[K];
+    Type *Want = ReadCall[K]->getType();
+    if (VarType[R.Var] && Want != VarType[R.Var] &&
+        (Bad < 0 || R.At < P.Reads[Bad].At))
+      Bad = int(K);
+  }
+  if (Bad >= 0) {
+    const SSAFunction::Read &R = P.Reads[Bad];
+    return error(R.At, varName(R.Var) + " defined with type '" +
+                           typeName(VarType[R.Var]) + "' but expected '" +
+                           typeName(ReadCall[Bad]->getType()) + "'");
+  }
+  for (size_t K = 0; K < P.Reads.size(); ++K)
+    if (!VarType[P.Reads[K].Var]) // Only under AllowUndef: never assigned.
+      VarType[P.Reads[K].Var] = ReadCall[K]->getType();
+  // Every instruction that defines a variable, but the first definition
+  // when it is one, is a version.
+  for (size_t K = 0; K < P.Defs.size(); ++K)
+    if (P.Defs[K].How == SSAFunction::Def::Named ||
+        P.Defs[K].How == SSAFunction::Def::Numbered)
+      if (FirstDef[P.Defs[K].Var] != int(K))
+        Versions[DefValue[K]] = P.Defs[K].Var;
+  return Error::success();
 }
 
-Error Restorer::sourceItem(const FlatItem &I, unsigned Block, ItemValues &IV) {
-  const Node *N = I.N;
-  const Node *Def = N->First && N->First->is(NodeKind::LocalDef) ? N->First
-                                                                  : nullptr;
-  bool IsPhi = N->is(NodeKind::Inst) &&
-               static_cast<Opcode>(N->Sub) == Opcode::Phi;
-  // Local-name tokens in source order, each with the type written before it.
-  struct Token {
-    const Node *N;
-    std::string Type;
-  };
-  std::vector<Token> Tokens;
-  std::string LastType;
-  SmallVector<const Node *, 32> Stack{N};
-  while (!Stack.empty()) {
-    const Node *C = Stack.pop_back_val();
-    if (C->is(NodeKind::Type)) {
-      LastType = Tree.text(C).str();
-      continue; // Type names are not variables.
-    }
-    if (C->is(NodeKind::LocalRef) || C->is(NodeKind::LabelRef))
-      Tokens.push_back({C, LastType});
-    size_t Mark = Stack.size();
-    for (const Node *K = C->First; K; K = K->Next)
-      Stack.push_back(K);
-    std::reverse(Stack.begin() + Mark, Stack.end());
+void Restorer::braun() {
+  ssa::SSABuilder B;
+  std::vector<BasicBlock *> BBs;
+  DenseMap<const BasicBlock *, unsigned> Index;
+  for (BasicBlock &BB : F) {
+    Index[&BB] = unsigned(BBs.size());
+    BBs.push_back(&BB);
+    B.declareBlock();
   }
-  for (size_t K = 0; K < Tokens.size(); ++K) {
-    const Node *T = Tokens[K].N;
-    if (!T->is(NodeKind::LocalRef) || !varOf(T))
-      continue;
-    if (IsPhi && K + 1 < Tokens.size() && Tokens[K + 1].N->is(NodeKind::LabelRef)) {
-      // Read at the end of the named predecessor, once all blocks are filled.
-      auto It = BlockByName.find(nameOf(Tokens[K + 1].N));
-      if (It != BlockByName.end()) {
-        access(It->second, varOf(T)->Id.Id, T, /*AtEnd=*/true);
-        if (Opts.Mem2Reg) {
-          IV.Substs.push_back({T, slotLoad(T, It->second, /*AtEnd=*/true)});
+  auto Blk = [](unsigned I) { return ssa::Block{I}; };
+  std::vector<unsigned> NumPreds(BBs.size()), Seen(BBs.size());
+  for (BasicBlock *BB : BBs)
+    for (BasicBlock *S : successors(BB))
+      ++NumPreds[Index[S]];
+  // Edges out of unreachable code carry no value into a phi, and no phi is
+  // placed in it (ssa/README.md).
+  std::vector<uint8_t> Reachable(BBs.size());
+  SmallVector<unsigned, 32> Work{0};
+  Reachable[0] = true;
+  while (!Work.empty())
+    for (BasicBlock *S : successors(BBs[Work.pop_back_val()]))
+      if (!Reachable[Index[S]]) {
+        Reachable[Index[S]] = true;
+        Work.push_back(Index[S]);
+      }
+  for (unsigned I = 0; I < BBs.size(); ++I) {
+    if (!Reachable[I])
+      B.markUnreachable(Blk(I));
+    if (!NumPreds[I])
+      B.sealBlock(Blk(I));
+  }
+
+  // Client values: LLVM's, one per llvm::Value, so that equal constants
+  // are one value and a phi of `5` and `5` is trivial.
+  DenseMap<Value *, ssa::Value> Client;
+  std::vector<Value *> ById;
+  auto ValueOf = [&](Value *V) {
+    auto [It, New] = Client.try_emplace(V, ssa::Value{0});
+    if (New) {
+      It->second = B.createValue();
+      ById.resize(B.numValues(), nullptr);
+      ById[It->second.Id] = V;
+    }
+    return It->second;
+  };
+  std::vector<ssa::Value> ReadValue(P.Reads.size(), ssa::Value{0});
+  for (size_t K = 0; K < P.Defs.size(); ++K)
+    if (P.Defs[K].How == SSAFunction::Def::Param)
+      B.defVar(ssa::Variable{P.Defs[K].Var}, ValueOf(DefValue[K]), Blk(0));
+  SmallVector<uint32_t, 8> AtEnd;
+  for (unsigned I = 0; I < BBs.size(); ++I) {
+    for (Instruction &Inst : *BBs[I]) {
+      if (int64_t K = placeholder(Inst, ReadFn); K >= 0) {
+        if (P.Reads[K].AtEnd) {
+          AtEnd.push_back(uint32_t(K));
           continue;
         }
-        PhiReads.push_back({T, It->second, Block,
-                            static_cast<unsigned>(Values[Block].size() - 1)});
-        IV.Substs.push_back({T, ssa::Value{0}});
+        ReadValue[K] = B.useVar(ssa::Variable{P.Reads[K].Var}, Blk(I));
+        Client[&Inst] = ReadValue[K];
         continue;
       }
-    }
-    IV.Substs.push_back({T, read(T, Block, Tokens[K].Type)});
-  }
-  if (!Def)
-    return Error::success();
-  ssa::Value V = B.createValue();
-  IV.Substs.insert(IV.Substs.begin(), {Def, V});
-  std::optional<std::string> Type =
-      N->is(NodeKind::Inst) ? resultType(N) : std::nullopt;
-  return define(Def, V, Block, Type ? *Type : "", /*NamesValue=*/true);
-}
-
-Error Restorer::item(const FlatItem &I, unsigned Block, ItemValues &IV) {
-  StringRef Type = I.Type ? Tree.text(I.Type) : StringRef();
-  switch (I.K) {
-  case FlatItem::Source:
-    return sourceItem(I, Block, IV);
-  case FlatItem::Assign: {
-    const Node *Def = I.N->First, *TypeN = Def->Next, *Val = TypeN->Next;
-    ssa::Value V = read(Val, Block, Tree.text(TypeN));
-    return define(Def, V, Block, Tree.text(TypeN), /*NamesValue=*/false);
-  }
-  case FlatItem::SetVar:
-    return define(I.Var, operand(I.Lhs, Block, Type), Block, Type, false);
-  case FlatItem::Bind:
-    Temps.resize(std::max<size_t>(Temps.size(), I.Temp + 1), ssa::Value{0});
-    Temps[I.Temp] = operand(I.Lhs, Block, Type);
-    return Error::success();
-  case FlatItem::Compare:
-  case FlatItem::Arith: {
-    IV.Lhs = operand(I.Lhs, Block, Type);
-    IV.Rhs = operand(I.Rhs, Block, Type);
-    IV.HasLhs = IV.HasRhs = true;
-    IV.Result = B.createValue();
-    if (I.K == FlatItem::Arith && I.Var)
-      return define(I.Var, IV.Result, Block, Type, /*NamesValue=*/true);
-    setText(IV.Result, "%" + F.TempNames[I.Temp]);
-    Temps.resize(std::max<size_t>(Temps.size(), I.Temp + 1), ssa::Value{0});
-    Temps[I.Temp] = IV.Result;
-    return Error::success();
-  }
-  case FlatItem::CondBr:
-    IV.Lhs = operand(I.Lhs, Block, "i1");
-    IV.HasLhs = true;
-    return Error::success();
-  case FlatItem::Br:
-    return Error::success();
-  }
-  llvm_unreachable("unknown flat item");
-}
-
-std::string Restorer::valueText(ssa::Value V) {
-  V = B.resolve(V);
-  if (B.isUndef(V))
-    return "poison";
-  uint32_t Var;
-  if (B.isPhi(V)) {
-    auto It = PhiNames.find(V.Id);
-    if (It != PhiNames.end())
-      return It->second;
-    Var = B.variableOf(V).Id;
-  } else {
-    auto It = Unnamed.find(V.Id);
-    if (It == Unnamed.end())
-      return Texts[V.Id];
-    Var = It->second;
-    Unnamed.erase(It);
-  }
-  std::string Name = newVersion(Vars.find(VarNames[Var])->second);
-  (B.isPhi(V) ? PhiNames[V.Id] : Texts[V.Id]) = Name;
-  return Name;
-}
-
-std::string Restorer::blockRef(unsigned Block) const {
-  return "%" + F.Blocks[Block].Name;
-}
-
-void Restorer::printSource(const FlatItem &I, const ItemValues &IV) {
-  const Node *N = I.N;
-  uint32_t Pos = N->Range.Begin;
-  if (N->is(NodeKind::Inst))
-    Out.markInstruction(Pos);
-  Out.emit("  ", Pos);
-  for (const Subst &S : IV.Substs) {
-    Out.copy(Pos, S.Token->Range.Begin);
-    Out.emit(valueText(S.V), S.Token->Range.Begin);
-    Pos = S.Token->Range.End;
-  }
-  Out.copy(Pos, N->Range.End);
-  Out.emit("\n", N->Range.End);
-}
-
-/// Reference mode: a stack slot per variable, marked for promotion, and the
-/// parameters' first stores.
-void Restorer::printSlots(uint32_t At) {
-  for (uint32_t Var = 0; Var < VarNames.size(); ++Var) {
-    Out.markInstruction(At);
-    Out.emit("  " + slotName(Var) + " = alloca " +
-                 Vars.find(VarNames[Var])->second.Type + ", !llq.slot !{}\n",
-             At);
-  }
-  for (const auto &S : EntryIV.Stores) {
-    Out.markInstruction(At);
-    Out.emit("  store " + Vars.find(VarNames[S.first])->second.Type + " " +
-                 valueText(S.second) + ", ptr " + slotName(S.first) + "\n",
-             At);
-  }
-}
-
-void Restorer::print(const Node *Body) {
-  Out.beginFunction(FunctionName);
-  Out.emit("{\n", Body->Range.Begin);
-  // Phis by block, in creation order.
-  std::vector<std::vector<ssa::Value>> PhisOf(F.Blocks.size());
-  for (ssa::Value P : B.phis())
-    PhisOf[B.blockOf(P).Id].push_back(P);
-  for (unsigned Block : F.Order) {
-    const FlatBlock &FB = F.Blocks[Block];
-    uint32_t At = FB.Origin ? FB.Origin->Range.Begin : Body->Range.Begin;
-    Out.emit(FB.Name + ":\n", At);
-    if (Opts.Mem2Reg && Block == F.Order.front())
-      printSlots(At);
-    for (ssa::Value P : PhisOf[Block]) {
-      const VarInfo &VI = Vars.find(VarNames[B.variableOf(P).Id])->second;
-      std::string Text = "  " + valueText(P) + " = phi " + VI.Type;
-      ArrayRef<ssa::Block> Preds = B.predecessors(B.blockOf(P));
-      ArrayRef<ssa::Value> Ops = B.phiOperands(P);
-      if (Opts.AllowUndef)
-        Out.notePhi({FunctionName, nameOfToken(valueText(P)),
-                     llvm::any_of(Ops, [&](ssa::Value Op) {
-                       return B.isUndef(B.resolve(Op));
-                     })});
-      for (unsigned K = 0; K < Ops.size(); ++K)
-        Text += std::string(K ? "," : "") + " [ " + valueText(Ops[K]) + ", " +
-                blockRef(Preds[K].Id) + " ]";
-      Out.markInstruction(At);
-      Out.emit(Text + "\n", At);
-    }
-    for (size_t K = 0; K < FB.Items.size(); ++K) {
-      const FlatItem &I = FB.Items[K];
-      const ItemValues &IV = Values[Block][K];
-      uint32_t Origin = I.N ? I.N->Range.Begin : At;
-      std::string Type = I.Type ? Tree.text(I.Type).str() : "";
-      auto Load = [&](const std::pair<uint32_t, std::string> &L) {
-        const VarInfo &VI = Vars.find(VarNames[L.first])->second;
-        Out.markInstruction(Origin);
-        Out.emit("  " + L.second + " = load " + VI.Type + ", ptr " +
-                     slotName(L.first) + "\n",
-                 Origin);
-      };
-      for (const auto &L : IV.Loads)
-        Load(L);
-      if (K + 1 == FB.Items.size())
-        for (const auto &L : EndLoads[Block])
-          Load(L);
-      switch (I.K) {
-      case FlatItem::Source:
-        printSource(I, IV);
-        break;
-      case FlatItem::Compare:
-      case FlatItem::Arith:
-        Out.markInstruction(Origin);
-        Out.emit("  " + valueText(IV.Result) + " = " +
-                     (I.K == FlatItem::Compare ? "icmp " : "") + I.Op + " " +
-                     Type + " " + valueText(IV.Lhs) + ", " + valueText(IV.Rhs) +
-                     "\n",
-                 Origin);
-        break;
-      case FlatItem::Br:
-        Out.markInstruction(Origin);
-        Out.emit("  br label " + blockRef(I.Targets[0]) + "\n", Origin);
-        break;
-      case FlatItem::CondBr:
-        Out.markInstruction(Origin);
-        Out.emit("  br i1 " + valueText(IV.Lhs) + ", label " +
-                     blockRef(I.Targets[0]) + ", label " +
-                     blockRef(I.Targets[1]) + "\n",
-                 Origin);
-        break;
-      default: // Assignments and bindings print nothing.
-        break;
+      if (int64_t K = placeholder(Inst, AssignFn); K >= 0) {
+        B.defVar(ssa::Variable{P.Defs[K].Var}, ValueOf(DefValue[K]), Blk(I));
+        continue;
       }
-      for (const auto &S : IV.Stores) {
-        Out.markInstruction(Origin);
-        Out.emit("  store " + Vars.find(VarNames[S.first])->second.Type + " " +
-                     valueText(S.second) + ", ptr " + slotName(S.first) + "\n",
-                 Origin);
-      }
+      auto It = DefOf.find(&Inst);
+      if (It != DefOf.end())
+        B.defVar(ssa::Variable{P.Defs[It->second].Var}, ValueOf(&Inst),
+                 Blk(I));
     }
-  }
-  Out.emit("}", Body->Range.End - 1);
-}
-
-Error Restorer::run(const Node *Define, const Node *Body) {
-  for (const Node *C = Define->First; C; C = C->Next)
-    if (C->is(NodeKind::GlobalRef))
-      FunctionName = nameOfToken(Tree.text(C));
-  declareVars(Define, Body);
-  for (unsigned I = 0; I < F.Blocks.size(); ++I) {
-    Blocks.push_back(B.declareBlock());
-    BlockByName[F.Blocks[I].Name] = I;
-  }
-  std::vector<unsigned> Preds(F.Blocks.size()), Seen(F.Blocks.size());
-  for (const FlatBlock &FB : F.Blocks)
-    for (unsigned S : FB.Succs)
-      ++Preds[S];
-  // Edges out of unreachable code carry no value into a phi, and no phi is
-  // placed in it, so only the paths from the entry decide (ssa/README.md).
-  std::vector<uint8_t> Reachable = reachableBlocks(F);
-  for (unsigned I = 0; I < F.Blocks.size(); ++I)
-    if (!Reachable[I])
-      B.markUnreachable(Blocks[I]);
-  for (unsigned I = 0; I < F.Blocks.size(); ++I)
-    if (!Preds[I])
-      B.sealBlock(Blocks[I]);
-  // Parameters are defined on entry.
-  unsigned Entry = F.Order.front();
-  EndLoads.resize(F.Blocks.size());
-  Accesses.resize(F.Blocks.size());
-  EndAccesses.resize(F.Blocks.size());
-  CurIV = &EntryIV;
-  for (const Node *C = Define->First; C; C = C->Next)
-    if (C->is(NodeKind::Param) && C->Last && C->Last->is(NodeKind::LocalDef)) {
-      StringRef Type = C->First && C->First->is(NodeKind::Type)
-                           ? Tree.text(C->First)
-                           : StringRef();
-      if (Error E = define(C->Last, B.createValue(), Entry, Type, true))
-        return E;
+    for (uint32_t K : AtEnd)
+      ReadValue[K] = B.useVar(ssa::Variable{P.Reads[K].Var}, Blk(I));
+    AtEnd.clear();
+    for (BasicBlock *S : successors(BBs[I])) {
+      unsigned SI = Index[S];
+      B.addPredecessor(Blk(SI), Blk(I));
+      if (++Seen[SI] == NumPreds[SI])
+        B.sealBlock(Blk(SI));
     }
-  Values.resize(F.Blocks.size());
-  for (unsigned Block : F.Order) {
-    const FlatBlock &FB = F.Blocks[Block];
-    for (const FlatItem &I : FB.Items) {
-      Values[Block].emplace_back();
-      CurIV = &Values[Block].back();
-      if (Error E = item(I, Block, *CurIV))
-        return E;
-    }
-    for (unsigned S : FB.Succs) {
-      B.addPredecessor(Blocks[S], Blocks[Block]);
-      if (++Seen[S] == Preds[S])
-        B.sealBlock(Blocks[S]);
-    }
-  }
-  for (const PendingPhiRead &P : PhiReads) {
-    VarInfo *VI = varOf(P.Token);
-    ssa::Value V = B.useVar(VI->Id, Blocks[P.Pred]);
-    for (Subst &S : Values[P.Block][P.Item].Substs)
-      if (S.Token == P.Token)
-        S.V = V;
   }
   B.sealAllBlocks();
   B.finish();
-  if (!Opts.AllowUndef) {
-    for (unsigned I = 0; I < F.Blocks.size(); ++I)
-      Accesses[I].insert(Accesses[I].end(), EndAccesses[I].begin(),
-                         EndAccesses[I].end());
-    if (Error E = checkAssigned(Tree, F, Accesses, Reachable,
-                                unsigned(VarNames.size()), SM, BufferID))
-      return E;
-  }
-  if (Opts.Mem2Reg)
-    for (const std::string &Name : VarNames)
-      if (Vars.find(Name)->second.Type.empty())
-        return error(Body, "cannot tell the type of '%" + Name +
-                               "' for its stack slot; assign it with a type "
-                               "first ('%" + Name + " = <type> <value>')");
-  for (ssa::Value P : B.phis()) {
-    StringRef Name = VarNames[B.variableOf(P).Id];
-    const VarInfo &VI = Vars.find(Name)->second;
-    if (VI.Type.empty()) {
-      const Node *At = F.Blocks[B.blockOf(P).Id].Origin;
-      return error(At ? At : Body,
-                   "cannot tell the type of '%" + Name +
-                       "' for the phi it needs here; assign it with a type "
-                       "first ('%" + Name + " = <type> <value>')");
+
+  // The phis, in creation order at the top of their blocks, before the
+  // author's.
+  std::vector<Instruction *> Top(BBs.size());
+  for (unsigned I = 0; I < BBs.size(); ++I)
+    Top[I] = BBs[I]->empty() ? nullptr : &BBs[I]->front();
+  DenseMap<uint32_t, PHINode *> PhiOf;
+  for (ssa::Value Phi : B.phis()) {
+    unsigned I = B.blockOf(Phi).Id;
+    uint32_t Var = B.variableOf(Phi).Id;
+    PHINode *PN = PHINode::Create(VarType[Var],
+                                  unsigned(B.predecessors(Blk(I)).size()));
+    PN->insertBefore(Top[I]);
+    PhiOf[Phi.Id] = PN;
+    Versions[PN] = Var;
+    BuilderPhis.push_back(PN);
+    if (Origins && Top[I]) {
+      auto O = Origins->find(Top[I]);
+      if (O != Origins->end())
+        (*Origins)[PN] = O->second;
     }
   }
-  print(Body);
+  auto LLVMValue = [&](ssa::Value V) -> Value * {
+    V = B.resolve(V);
+    if (B.isUndef(V))
+      return PoisonValue::get(VarType[B.variableOf(V).Id]);
+    if (B.isPhi(V))
+      return PhiOf.lookup(V.Id);
+    return ById[V.Id];
+  };
+  for (ssa::Value Phi : B.phis()) {
+    PHINode *PN = PhiOf[Phi.Id];
+    ArrayRef<ssa::Block> Preds = B.predecessors(B.blockOf(Phi));
+    ArrayRef<ssa::Value> Ops = B.phiOperands(Phi);
+    for (size_t K = 0; K < Ops.size(); ++K) {
+      AnyPoison |= B.isUndef(B.resolve(Ops[K]));
+      PN->addIncoming(LLVMValue(Ops[K]), BBs[Preds[K].Id]);
+    }
+  }
+  for (size_t K = 0; K < P.Reads.size(); ++K) {
+    ReadCall[K]->replaceAllUsesWith(LLVMValue(ReadValue[K]));
+    erase(ReadCall[K]);
+  }
+  for (CallInst *CI : AssignCall)
+    if (CI)
+      erase(CI);
+}
+
+void Restorer::promote() {
+  BasicBlock &Entry = F.getEntryBlock();
+  Instruction *First = &Entry.front();
+  unsigned AS = F.getParent()->getDataLayout().getAllocaAddrSpace();
+  std::vector<AllocaInst *> Slots(P.Variables.size(), nullptr);
+  StringMap<uint32_t> SlotVar;
+  for (uint32_t V = 0; V < P.Variables.size(); ++V) {
+    if (!VarType[V])
+      continue;
+    Slots[V] = new AllocaInst(VarType[V], AS, P.Variables[V] + ".slot", First);
+    SlotVar[Slots[V]->getName()] = V;
+  }
+  auto StoreAfter = [&](Value *V, uint32_t Var, Instruction *I) {
+    Instruction *At = isa<PHINode>(I)
+                          ? &*I->getParent()->getFirstInsertionPt()
+                          : I->getNextNode();
+    if (At)
+      new StoreInst(V, Slots[Var], At);
+  };
+  for (size_t K = 0; K < P.Defs.size(); ++K)
+    if (P.Defs[K].How == SSAFunction::Def::Param)
+      new StoreInst(DefValue[K], Slots[P.Defs[K].Var], First);
+  DenseSet<PHINode *> Before;
+  for (BasicBlock &BB : F)
+    for (PHINode &PN : BB.phis())
+      Before.insert(&PN);
+  for (BasicBlock &BB : F)
+    for (Instruction &I : make_early_inc_range(BB)) {
+      if (int64_t K = placeholder(I, ReadFn); K >= 0) {
+        uint32_t Var = P.Reads[K].Var;
+        auto *L = new LoadInst(VarType[Var], Slots[Var], "", &I);
+        I.replaceAllUsesWith(L);
+        erase(&I);
+        continue;
+      }
+      if (int64_t K = placeholder(I, AssignFn); K >= 0) {
+        // Its operand, a read, may have become a load since find().
+        new StoreInst(cast<CallInst>(I).getArgOperand(1),
+                      Slots[P.Defs[K].Var], &I);
+        erase(&I);
+        continue;
+      }
+      auto It = DefOf.find(&I);
+      if (It != DefOf.end() && !I.isTerminator())
+        StoreAfter(&I, P.Defs[It->second].Var, &I);
+    }
+  std::vector<AllocaInst *> Promote;
+  for (AllocaInst *AI : Slots)
+    if (AI)
+      Promote.push_back(AI);
+  DominatorTree DT(F);
+  PromoteMemToReg(Promote, DT);
+  // PromoteMemToReg names its phis after the slot: `x.slot.N`.
+  for (BasicBlock &BB : F)
+    for (PHINode &PN : BB.phis())
+      if (!Before.contains(&PN)) {
+        auto It = SlotVar.find(PN.getName().rsplit('.').first);
+        if (It != SlotVar.end())
+          Versions[&PN] = It->second;
+      }
+}
+
+void Restorer::nameVersions() {
+  for (auto &[V, Var] : Versions)
+    V->setName("");
+  ValueSymbolTable *ST = F.getValueSymbolTable();
+  std::vector<unsigned> Next(P.Variables.size(), 1);
+  auto Name = [&](Value *V) {
+    auto It = Versions.find(V);
+    if (It == Versions.end() || V->hasName())
+      return;
+    uint32_t Var = It->second;
+    std::string N;
+    do
+      N = P.Variables[Var] + "." + std::to_string(Next[Var]++);
+    while (ST->lookup(N));
+    V->setName(N);
+  };
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB) {
+      Name(&I);
+      for (Value *Op : I.operands())
+        Name(Op);
+    }
+}
+
+Error Restorer::run() {
+  if (Error E = find())
+    return E;
+  if (Error E = checkTypes())
+    return E;
+  if (Opts.Mem2Reg)
+    promote();
+  else
+    braun();
+  nameVersions();
+  if (Opts.AllowUndef && AnyPoison)
+    foldPoisonPhis(F, BuilderPhis, Origins);
   return Error::success();
 }
 
-Error llq::restoreSSA(const SyntaxTree &Tree, const Node *Define,
-                      const Node *Body, const FlatFunction &F,
-                      StringSet<> &UsedNames, const LowerOptions &Opts,
-                      LoweredTextBuilder &Out, const SourceMgr &SM,
-                      unsigned BufferID) {
-  return Restorer(Tree, F, UsedNames, Opts, Out, SM, BufferID)
-      .run(Define, Body);
+Error llq::restoreSSA(Module &M, const LoweredText &L,
+                      const RestoreOptions &Opts, const SourceMgr &SM,
+                      unsigned BufferID, InstructionOrigins *Origins) {
+  if (L.SSA.empty())
+    return Error::success();
+  Function *ReadFn = M.getFunction(L.ReadFn);
+  Function *AssignFn = M.getFunction(L.AssignFn);
+  for (const SSAFunction &P : L.SSA) {
+    Function *F = M.getFunction(P.Function);
+    if (!F || F->isDeclaration())
+      return makeError(SM, locAt(SM, BufferID, 0),
+                       "internal error: function '@" + P.Function +
+                           "' was not read as lowering wrote it");
+    if (Error E = Restorer(*F, P, ReadFn, AssignFn, Opts, SM, BufferID,
+                           Origins)
+                      .run())
+      return E;
+  }
+  for (Function *Fn : {ReadFn, AssignFn})
+    if (Fn && Fn->use_empty())
+      Fn->eraseFromParent();
+  return Error::success();
 }

@@ -1,40 +1,54 @@
-//===- RestoreSSA.h - Variables of a flattened function to SSA --*- C++ -*-===//
+//===- RestoreSSA.h - Variables of a read module to SSA ---------*- C++ -*-===//
 //
-// restoreSSA: requires a flattened function body; produces its text in
-// minimal SSA form, with the source map, into a LoweredTextBuilder.
+// restoreSSA: requires \p M just read by LLVM from \p L (Lower.h), so that
+// every function L.SSA names still holds its placeholders (PrintFlat.h);
+// produces those functions in minimal SSA form, with no placeholder left
+// and the placeholder functions' declarations gone.
 //
-// Every local name defined in the function is a variable; the SSA builder of
-// ssa/ (Braun et al. 2013) answers each read with the reaching definition or
-// a phi. A name defined once keeps it; later definitions and phis are named
-// %x.1, %x.2, ... in order. A direct assignment `%x = T v` emits nothing: reads
-// of %x use v itself. An author's phi reads its operands at the end of the
-// predecessor it names.
+// Braun et al.'s builder (ssa/) runs on LLVM's own blocks and values: the
+// blocks in layout order, the edges of their terminators, every definition
+// a value LLVM typed. A read is answered with the reaching definition or a
+// phi, which becomes a real PHINode of the variable's type at the top of
+// its block; a read no path from the entry reaches is poison. With
+// Mem2Reg, the same IR goes through LLVM's PromoteMemToReg instead: a stack
+// slot per variable, a store after each definition, a load at each read.
 //
-// Blocks no path from the entry reaches are marked so for the builder: edges
-// out of them carry no value, and no phi is placed in them. Constants written
-// alike are one value, so a phi of `5` and `5` is trivial.
+// Names: a variable's first definition keeps the name written; later ones
+// and the phis are `x.1`, `x.2`, ... in order of first mention, skipping
+// names taken. With AllowUndef, phis that merge poison with one dominating
+// value are folded (FoldPoisonPhis.h).
 //
-// Errors: a read of a variable not assigned on every path to it (unless
-// AllowUndef, which makes it poison), decided by checkAssigned in both SSA
-// modes, with a note at a path that lacks it; a variable assigned values of
-// two types, with a note at the first.
+// Errors, located at the author's text and naming the variable, never a
+// version: a variable assigned values of two types (at the later one, with
+// a note at the first); a read whose written type is not the variable's.
+// On error the module may still hold placeholders: the caller drops it, or
+// puts the module it read into back as it was.
+//
+// \p Origins, when given, maps instructions to source offsets; it is kept
+// true: placeholders leave it, and a phi gets its block's origin.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LLQUOTE_LIB_RESTORESSA_H
 #define LLQUOTE_LIB_RESTORESSA_H
 
-#include "Flatten.h"
 #include "LoweredText.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
 
 namespace llq {
 
-llvm::Error restoreSSA(const SyntaxTree &Tree, const Node *Define,
-                       const Node *Body, const FlatFunction &F,
-                       llvm::StringSet<> &UsedNames, const LowerOptions &Opts,
-                       LoweredTextBuilder &Out, const llvm::SourceMgr &SM,
-                       unsigned BufferID);
+struct RestoreOptions {
+  /// Reads not assigned on every path are poison (lowering let them pass).
+  bool AllowUndef = false;
+  /// The reference mode: LLVM's PromoteMemToReg instead of Braun et al.
+  bool Mem2Reg = false;
+};
+
+llvm::Error restoreSSA(llvm::Module &M, const LoweredText &L,
+                       const RestoreOptions &Opts, const llvm::SourceMgr &SM,
+                       unsigned BufferID, InstructionOrigins *Origins);
 
 } // namespace llq
 

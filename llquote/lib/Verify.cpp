@@ -46,16 +46,9 @@ void llq::recordOrigins(const Module &M, const LoweredText &L,
     const Function *F = M.getFunction(Name);
     if (!F || F->getInstructionCount() != Offsets.size())
       continue; // Not as lowering printed it: locate by the old means.
-    auto IsSlot = [](const Value *V) {
-      auto *AI = dyn_cast<AllocaInst>(V);
-      return AI && AI->hasMetadata("llq.slot");
-    };
     size_t Index = 0;
     for (const Instruction &I : instructions(*F)) {
       uint32_t Offset = Offsets[Index++];
-      if (IsSlot(&I) || (isa<LoadInst>(I) && IsSlot(I.getOperand(0))) ||
-          (isa<StoreInst>(I) && IsSlot(I.getOperand(1))))
-        continue;
       Origins[&I] = Offset;
     }
   }

@@ -10,9 +10,8 @@
 // recordOrigins: requires \p M freshly assembled from \p L; produces, for
 // each instruction of a function that lowering rewrote, the source offset
 // it stands for, which both verifiers then use to locate an instruction.
-// The reference mode's slots and their loads and stores, which promotion
-// deletes, are left out, so that no instruction made later can be found
-// under a deleted one's address.
+// Whatever deletes instructions afterwards (RestoreSSA.h) takes them out,
+// so that no instruction made later is found under a deleted one's address.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,8 +26,6 @@
 #include "llvm/Support/SourceMgr.h"
 
 namespace llq {
-
-using InstructionOrigins = llvm::DenseMap<const llvm::Instruction *, uint32_t>;
 
 void recordOrigins(const llvm::Module &M, const LoweredText &L,
                    InstructionOrigins &Origins);
