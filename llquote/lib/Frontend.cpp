@@ -182,14 +182,14 @@ static RestoreOptions restoreOptions(const FrontendOptions &Opts) {
 
 /// Replaces the antiquotes by their bindings and reads the result; its
 /// diagnostics are moved back to the template.
-static Error parseSpliced(const SyntaxTree &Tree, SourceMgr &SM,
+static Error parseSpliced(StringRef Source,
+                          const std::vector<AntiquoteSite> &Sites,
+                          const StringMap<uint32_t> &Names, SourceMgr &SM,
                           unsigned BufferID, Target &T,
                           const FrontendOptions &Opts) {
-  std::vector<AntiquoteSite> Sites = collectAntiquotes(Tree);
   std::vector<SplicedSource> FromFiles;
-  Expected<LoweredText> Spliced =
-      spliceAntiquotes(Tree.Source, Sites, *Opts.Bound,
-                       collectLocalNamesOf(Tree), SM, BufferID, &FromFiles);
+  Expected<LoweredText> Spliced = spliceAntiquotes(
+      Source, Sites, *Opts.Bound, Names, SM, BufferID, &FromFiles);
   if (!Spliced)
     return Spliced.takeError();
   StringRef Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier();
@@ -198,6 +198,7 @@ static Error parseSpliced(const SyntaxTree &Tree, SourceMgr &SM,
   FrontendOptions Inner = Opts;
   Inner.Bound = nullptr; // Bound text is not searched for antiquotes again.
   Inner.Spliced = true;
+  Inner.Parsed = nullptr;
   Error E = parseTo(SM, SplicedID, T, Inner);
   if (!E)
     return E;
@@ -383,11 +384,17 @@ static Error assembleIntoExisting(const LoweredText &Lowered,
 
 static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
                      const FrontendOptions &Opts) {
-  SyntaxTree Tree(SM.getMemoryBuffer(BufferID)->getBuffer());
+  StringRef Source = SM.getMemoryBuffer(BufferID)->getBuffer();
+  // A template read before: splice its antiquotes without reading it again.
+  if (Opts.Parsed && Opts.Bound && !Opts.Parsed->Sites->empty())
+    return parseSpliced(Source, *Opts.Parsed->Sites, *Opts.Parsed->Names, SM,
+                        BufferID, T, Opts);
+  SyntaxTree Tree(Source);
   if (Error E = parseSyntax(Tree, SM, BufferID))
     return firstErrorInSourceOrder(std::move(E), Tree, SM, BufferID);
   if (!Tree.Antiquotes.empty() && Opts.Bound)
-    return parseSpliced(Tree, SM, BufferID, T, Opts);
+    return parseSpliced(Source, collectAntiquotes(Tree),
+                        collectLocalNamesOf(Tree), SM, BufferID, T, Opts);
   if (Error E = checkBeforeLLVM(Tree, SM, BufferID, T.Into))
     return E;
   LowerOptions LowerOpts;

@@ -50,6 +50,13 @@ inline std::string boundValueName(llvm::StringRef Name, int Index = -1) {
 /// with the place of its first occurrence.
 llvm::StringMap<uint32_t> collectLocalNamesOf(const SyntaxTree &Tree);
 
+/// A template's antiquotes and local names, read once (Template.cpp), for
+/// the front end to splice without parsing the template again.
+struct ParsedAntiquotes {
+  const std::vector<AntiquoteSite> *Sites;
+  const llvm::StringMap<uint32_t> *Names;
+};
+
 /// Where the text of a binding read from a file (Binding::source with an
 /// origin) stands, verbatim, in the spliced text: [Begin, End), for the
 /// antiquote Sites[Site].

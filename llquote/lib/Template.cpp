@@ -455,6 +455,8 @@ Template::instantiate(LLVMContext &Ctx, const Bindings &Bound,
   SourceMgr SM;
   unsigned ID = addBuffer(SM, P->Text, P->File);
   Opts.Bound = &Bound;
+  ParsedAntiquotes Parsed{&P->Sites, &P->Names};
+  Opts.Parsed = &Parsed;
   Expected<std::unique_ptr<Module>> M = parseModule(SM, ID, Ctx, Opts);
   if (M)
     return M;
@@ -472,6 +474,8 @@ Template::instantiateInto(Module &M, const Bindings &Bound,
   SourceMgr SM;
   unsigned ID = addBuffer(SM, P->Text, P->File);
   Opts.Bound = &Bound;
+  ParsedAntiquotes Parsed{&P->Sites, &P->Names};
+  Opts.Parsed = &Parsed;
   Expected<std::vector<GlobalValue *>> New = parseInto(SM, ID, M, Opts);
   if (New)
     return New;

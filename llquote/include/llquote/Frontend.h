@@ -40,6 +40,10 @@ struct FrontendOptions {
   /// Set for text spliced from a template (internal): there, a function
   /// that only reassigns a name uses the dialect too.
   bool Spliced = false;
+  /// Set by templates (internal): the antiquotes and local names read when
+  /// the template was first checked, so that its text is not parsed again
+  /// before the bindings are spliced in.
+  const struct ParsedAntiquotes *Parsed = nullptr;
 };
 
 /// Parses the dialect text in buffer \p BufferID of \p SM into a module.
