@@ -4,7 +4,7 @@ The function is what a code generator emits when it unrolls or inlines a
 kernel: one body, LINES long, of nested `for`, `while` and `if` (depth 2 to
 4), `break` and `continue`, over a few variables reassigned throughout. Every
 construct asks lowering for block names (`for.cond`, `while.body`, ...) and
-the reference mode for slot loads (`x.load`), so the same few names are made
+placeholder reads (`x.read`), so the same few names are made
 thousands of times: a name generator that searches from `.1` each time is
 quadratic here. The module runs (`@main` returns the sum's low byte), but the
 benchmarks and the scaling test only lower and verify it.

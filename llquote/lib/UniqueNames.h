@@ -1,7 +1,7 @@
 //===- UniqueNames.h - Fresh local names in amortised O(1) ------*- C++ -*-===//
 //
-// Lowering invents names (blocks `for.cond`, temporaries, the reference
-// mode's `x.load`) that must not clash with any name of the function. Trying
+// Lowering invents names (blocks `for.cond`, temporaries, the placeholder
+// reads `x.read` and versions `x.1`) that must not clash with any name of the function. Trying
 // `for.cond.1`, `for.cond.2`, ... from 1 for every new name costs O(n) per
 // name and O(n^2) per function, which generated code (unrolled or inlined
 // kernels of tens of thousands of lines) makes visible. As LLVM's
