@@ -16,7 +16,9 @@
 #include "Parse.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -134,11 +136,60 @@ static Error verifyOne(const Function &F, const SyntaxTree &Tree,
                    Message);
 }
 
+/// Whether a DIGlobalVariableExpression of \p M holds, as its variable or
+/// its expression, a node of another kind (`var: !{null}`): LLVM 19's
+/// verifier casts both without a check and reads past the node (found by
+/// the template fuzzer). Looked for in the metadata the verifier visits:
+/// named metadata, the attachments of globals and functions, and those of
+/// instructions other than their location.
+static bool hasMistypedGlobalVariableExpression(const Module &M) {
+  SmallPtrSet<const MDNode *, 32> Seen;
+  SmallVector<const MDNode *, 32> Work;
+  auto Add = [&](const Metadata *MD) {
+    if (auto *N = dyn_cast_or_null<MDNode>(MD))
+      if (Seen.insert(N).second)
+        Work.push_back(N);
+  };
+  SmallVector<std::pair<unsigned, MDNode *>, 4> Attached;
+  for (const NamedMDNode &Named : M.named_metadata())
+    for (const MDNode *N : Named.operands())
+      Add(N);
+  for (const GlobalObject &GO : M.global_objects()) {
+    Attached.clear();
+    GO.getAllMetadata(Attached);
+    for (const auto &KN : Attached)
+      Add(KN.second);
+    if (auto *F = dyn_cast<Function>(&GO))
+      for (const Instruction &I : instructions(*F))
+        if (I.hasMetadataOtherThanDebugLoc()) {
+          Attached.clear();
+          I.getAllMetadataOtherThanDebugLoc(Attached);
+          for (const auto &KN : Attached)
+            Add(KN.second);
+        }
+  }
+  while (!Work.empty()) {
+    const MDNode *N = Work.pop_back_val();
+    if (auto *GVE = dyn_cast<DIGlobalVariableExpression>(N)) {
+      const Metadata *Var = GVE->getRawVariable();
+      const Metadata *Expr = GVE->getRawExpression();
+      if ((Var && !isa<DIGlobalVariable>(Var)) ||
+          (Expr && !isa<DIExpression>(Expr)))
+        return true;
+    }
+    for (const MDOperand &Op : N->operands())
+      Add(Op.get());
+  }
+  return false;
+}
+
 /// Whether \p M's debug info is broken, found without a report: LLVM 19's
 /// verifier crashes while it prints some broken debug records (a `metadata
 /// !{}` variable, a record without a location), so this runs before any
 /// verification that prints.
 static bool debugInfoIsBroken(const Module &M) {
+  if (hasMistypedGlobalVariableExpression(M))
+    return true;
   bool BrokenDebugInfo = false;
   verifyModule(M, /*OS=*/nullptr, &BrokenDebugInfo);
   return BrokenDebugInfo;
