@@ -17,6 +17,7 @@
 #include "SelfContainedTypes.h"
 #include "Lower.h"
 #include "Parse.h"
+#include "PrintedType.h"
 #include "DuplicateMetadata.h"
 #include "RestoreSSA.h"
 #include "Splice.h"
@@ -173,11 +174,22 @@ struct Target {
 static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
                      const FrontendOptions &Opts);
 
-static RestoreOptions restoreOptions(const FrontendOptions &Opts) {
+/// Restores SSA in the functions lowering rewrote, recording the origins
+/// of their instructions first (restoration deletes some); otherwise
+/// \p Origins stays lazy, to be recorded only when an error needs them.
+static Error restoreRecorded(Module &M, const LoweredText &Lowered,
+                             const FrontendOptions &Opts, const SourceMgr &SM,
+                             unsigned BufferID, InstructionOrigins &Recorded,
+                             OriginSource &Origins) {
+  Origins = {nullptr, &Lowered};
+  if (Lowered.SSA.empty())
+    return Error::success();
+  recordOrigins(M, Lowered, Recorded);
+  Origins = {&Recorded, nullptr};
   RestoreOptions R;
   R.AllowUndef = Opts.AllowUndef;
   R.Mem2Reg = Opts.SSA == SSAMode::Mem2Reg;
-  return R;
+  return restoreSSA(M, Lowered, R, SM, BufferID, &Recorded);
 }
 
 /// Replaces the antiquotes by their bindings and reads the result; its
@@ -347,15 +359,10 @@ static Error assembleIntoExisting(const LoweredText &Lowered,
   }
   Error E = assembleInto(Lowered, SM, BufferID, M);
   std::vector<Function *> NewFunctions;
-  // SSA restoration deletes instructions: record the origins before it;
-  // otherwise only an error records them.
   InstructionOrigins Recorded;
-  OriginSource Origins{nullptr, &Lowered};
-  if (!E && !Lowered.SSA.empty()) {
-    recordOrigins(M, Lowered, Recorded);
-    Origins = {&Recorded, nullptr};
-    E = restoreSSA(M, Lowered, restoreOptions(Opts), SM, BufferID, &Recorded);
-  }
+  OriginSource Origins;
+  if (!E)
+    E = restoreRecorded(M, Lowered, Opts, SM, BufferID, Recorded, Origins);
   if (!E) {
     for (GlobalValue *GV : Before.added())
       if (auto *F = dyn_cast<Function>(GV))
@@ -363,13 +370,11 @@ static Error assembleIntoExisting(const LoweredText &Lowered,
     if (Opts.Verify)
       E = verifyFunctionsLocated(NewFunctions, Tree, SM, BufferID, Origins);
     if (auto Bad = Before.mismatch(); !E && Bad) {
-      std::string Declared;
-      raw_string_ostream OS(Declared);
-      Bad->first->getValueType()->print(OS);
       E = makeError(SM, locAt(SM, BufferID, Bad->second),
                     "this defines '@" + Bad->first->getName().drop_front(
                         strlen("llq.declared.")) +
-                        "', which the module declares with type '" + Declared +
+                        "', which the module declares with type '" +
+                        printed(Bad->first->getValueType()) +
                         "'; a definition must have its declaration's type");
     }
   }
@@ -415,14 +420,10 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
   if (!M)
     return M.takeError();
   InstructionOrigins Recorded;
-  OriginSource Origins{nullptr, &*Lowered};
-  if (!Lowered->SSA.empty()) {
-    recordOrigins(**M, *Lowered, Recorded);
-    Origins = {&Recorded, nullptr};
-    if (Error E = restoreSSA(**M, *Lowered, restoreOptions(Opts), SM,
-                             BufferID, &Recorded))
-      return E;
-  }
+  OriginSource Origins;
+  if (Error E = restoreRecorded(**M, *Lowered, Opts, SM, BufferID, Recorded,
+                                Origins))
+    return E;
   if (Opts.Verify)
     if (Error E = verifyLocated(**M, Tree, SM, BufferID, Origins))
       return E;

@@ -10,6 +10,7 @@
 #include "RestoreSSA.h"
 #include "FoldPoisonPhis.h"
 #include "Parse.h"
+#include "PrintedType.h"
 #include "llquote/Diagnostics.h"
 #include "llquote/ssa/SSABuilder.h"
 #include "llvm/ADT/DenseMap.h"
@@ -19,20 +20,12 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/ValueSymbolTable.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
 using namespace llq;
 using namespace llvm;
 
 namespace {
-
-std::string typeName(Type *T) {
-  std::string S;
-  raw_string_ostream OS(S);
-  T->print(OS);
-  return S;
-}
 
 class Restorer {
 public:
@@ -162,12 +155,12 @@ Error Restorer::checkTypes() {
       continue;
     auto E = std::make_unique<DiagnosticError>(SM.GetMessage(
         locAt(SM, BufferID, D.At), SourceMgr::DK_Error,
-        varName(D.Var) + " is assigned a value of type '" + typeName(T) +
-            "' here, but a value of type '" + typeName(VarType[D.Var]) +
+        varName(D.Var) + " is assigned a value of type '" + printed(T) +
+            "' here, but a value of type '" + printed(VarType[D.Var]) +
             "' elsewhere"));
     E->addNote(SM.GetMessage(
         locAt(SM, BufferID, P.Defs[FirstDef[D.Var]].At), SourceMgr::DK_Note,
-        varName(D.Var) + " is assigned a '" + typeName(VarType[D.Var]) +
+        varName(D.Var) + " is assigned a '" + printed(VarType[D.Var]) +
             "' here"));
     return Error(std::move(E));
   }
@@ -183,8 +176,8 @@ Error Restorer::checkTypes() {
   if (Bad >= 0) {
     const SSAFunction::Read &R = P.Reads[Bad];
     return error(R.At, varName(R.Var) + " defined with type '" +
-                           typeName(VarType[R.Var]) + "' but expected '" +
-                           typeName(ReadCall[Bad]->getType()) + "'");
+                           printed(VarType[R.Var]) + "' but expected '" +
+                           printed(ReadCall[Bad]->getType()) + "'");
   }
   for (size_t K = 0; K < P.Reads.size(); ++K)
     if (!VarType[P.Reads[K].Var]) // Only under AllowUndef: never assigned.

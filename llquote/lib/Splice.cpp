@@ -11,6 +11,7 @@
 
 #include "Splice.h"
 #include "Parse.h"
+#include "PrintedType.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -346,10 +347,8 @@ Expected<std::string> Splicer::args(const AntiquoteSite &Site, const Binding &B,
     return S;
   }
   if (B.kind() == Binding::Kind::Value) {
-    std::string S;
-    raw_string_ostream OS(S);
-    B.value()->getType()->print(OS);
-    return S + " %" + asmName(boundValueName(Site.Name, Index));
+    return printed(B.value()->getType()) + " %" +
+           asmName(boundValueName(Site.Name, Index));
   }
   if (B.kind() == Binding::Kind::Fragment && !fits(Site.Kind, B.granularity()))
     return wrongKind(Site, B, Wanted);
@@ -404,12 +403,8 @@ Expected<std::string> Splicer::render(const AntiquoteSite &Site,
       return quoted(B.text());
     return wrongKind(Site, B, "an llvm::Triple or its string");
   case AntiquoteKind::Type:
-    if (B.kind() == Binding::Kind::Type) {
-      std::string S;
-      raw_string_ostream OS(S);
-      B.type()->print(OS);
-      return S;
-    }
+    if (B.kind() == Binding::Kind::Type)
+      return printed(B.type());
     if (B.kind() == Binding::Kind::Fragment &&
         B.granularity() != Granularity::Text &&
         fits(Site.Kind, B.granularity()))

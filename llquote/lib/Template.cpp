@@ -30,6 +30,7 @@
 #include "FindTemplates.h"
 #include "Flatten.h"
 #include "Parse.h"
+#include "PrintedType.h"
 #include "Splice.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/CFG.h"
@@ -52,13 +53,6 @@ struct Wrapped {
 bool emits(Granularity G) {
   return G == Granularity::Instructions || G == Granularity::Terminator ||
          G == Granularity::Blocks;
-}
-
-std::string printed(const Type *T) {
-  std::string S;
-  raw_string_ostream OS(S);
-  T->print(OS);
-  return S;
 }
 
 /// A global name that \p M does not use yet, starting with \p Stem. When
