@@ -15,6 +15,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 
 using namespace llq;
@@ -457,6 +458,26 @@ KernelGen::instantiate(const Template &Skel, Bindings Extra,
   return Skel.instantiate(Ctx, Extra);
 }
 
+//===-- Backend -----------------------------------------------------------===//
+
+rt::Expected<std::shared_ptr<rt::Array>>
+Backend::allocate(const ElemType &T, const Shape &Sh) {
+  rt::Expected<rt::Array> A =
+      rt::Array::create(T, Sh, rt::Array::Fill::Uninitialized);
+  if (!A)
+    return A.status();
+  return std::make_shared<rt::Array>(std::move(*A));
+}
+
+rt::Expected<std::shared_ptr<void>> Backend::scratch(size_t Bytes) {
+  size_t Rounded = (Bytes + 63) / 64 * 64 + 64;
+  void *P = std::aligned_alloc(64, Rounded);
+  if (!P)
+    return rt::Status::error("out of memory");
+  std::memset(P, 0, Rounded);
+  return std::shared_ptr<void>(P, [](void *Q) { std::free(Q); });
+}
+
 //===-- Launch ------------------------------------------------------------===//
 
 Launch::Launch(const Node &Root, const Kernel &K, Backend &B)
@@ -467,26 +488,28 @@ Launch::Launch(const Node &Root, const Kernel &K, Backend &B)
 
 llvm::Error Launch::output(const ElemType &T, const Shape &Sh) {
   if (Outputs.empty() && Reuse && Reuse->type() == T && Reuse->shape() == Sh) {
-    Outputs.push_back(Reuse);
-    return llvm::Error::success();
+    auto R = B.resident(Reuse);
+    // Only storage the kernels write in place can be reused.
+    if (R && *R == Reuse) {
+      Outputs.push_back(Reuse);
+      return llvm::Error::success();
+    }
   }
-  rt::Expected<rt::Array> A =
-      rt::Array::create(T, Sh, rt::Array::Fill::Uninitialized);
+  rt::Expected<std::shared_ptr<rt::Array>> A = B.allocate(T, Sh);
   if (!A)
     return failure(fmt::format("{}: {}", Root.Name, A.message()));
-  Outputs.push_back(std::make_shared<rt::Array>(std::move(*A)));
+  Outputs.push_back(std::move(*A));
   return llvm::Error::success();
 }
 
 void *Launch::scratch(size_t Bytes) {
-  size_t Rounded = (Bytes + 63) / 64 * 64 + 64;
-  auto *P = static_cast<uint8_t *>(std::aligned_alloc(64, Rounded));
+  rt::Expected<std::shared_ptr<void>> P = B.scratch(Bytes);
   if (!P)
-    throw ArrayError(fmt::format("{}: cannot allocate {} bytes", Root.Name,
-                                 Bytes));
-  std::memset(P, 0, Rounded);
-  Scratch.emplace_back(P, [](uint8_t *Q) { std::free(Q); });
-  return P;
+    throw ArrayError(fmt::format("{}: cannot allocate {} bytes of scratch "
+                                 "memory: {}",
+                                 Root.Name, Bytes, P.message()));
+  Scratch.push_back(*P);
+  return P->get();
 }
 
 llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
@@ -497,9 +520,17 @@ llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
     const Node &N = *Nodes[S.NodeIx];
     uint64_t &V = Args[I];
     switch (S.K) {
-    case SlotSpec::Buffer:
-      V = reinterpret_cast<uintptr_t>(N.Data->data(S.A));
+    case SlotSpec::Buffer: {
+      auto &Held = Resident[N.Data.get()];
+      if (!Held) {
+        rt::Expected<std::shared_ptr<rt::Array>> R = B.resident(N.Data);
+        if (!R)
+          return failure(fmt::format("{}: {}", Root.Name, R.message()));
+        Held = *R;
+      }
+      V = reinterpret_cast<uintptr_t>(Held->data(S.A));
       break;
+    }
     case SlotSpec::Extent:
       V = uint64_t(N.Sh.extent(S.A));
       break;
@@ -516,14 +547,26 @@ llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
       V = Host.at(S.A);
       break;
     case SlotSpec::Fault:
-      V = reinterpret_cast<uintptr_t>(&FaultWord);
+      if (!FaultWord) {
+        try {
+          FaultWord = static_cast<int64_t *>(scratch(sizeof(int64_t)));
+        } catch (const ArrayError &E) {
+          return failure(E.what());
+        }
+        *FaultWord = -1;
+      }
+      V = reinterpret_cast<uintptr_t>(FaultWord);
       break;
     }
   }
-  rt::Status St = B.launch(K.Phases.at(Phase), Begin, End, Args.data(), Grain);
+  if (Phase >= K.numPhases())
+    return failure(fmt::format("{}: the kernel has no phase {}", Root.Name,
+                               Phase));
+  rt::Status St = B.launch(K, Phase, Begin, End, Args.data(), Grain);
   if (!St.ok())
     return failure(fmt::format("{}: {}", Root.Name, St.message()));
-  int64_t At = __atomic_load_n(&FaultWord, __ATOMIC_RELAXED);
+  int64_t At =
+      FaultWord ? __atomic_load_n(FaultWord, __ATOMIC_RELAXED) : int64_t(-1);
   if (At >= 0 && size_t(At) < Nodes.size()) {
     const Node &N = *Nodes[size_t(At)];
     const Node &Src = *N.Kids[0];

@@ -86,7 +86,7 @@ public:
     const Node &P = *L.root().Kids[0];
     if (llvm::Error E = L.output(P.Type, P.Sh))
       return E;
-    return L.run(0, 0, P.Sh.size(), 4096);
+    return L.run(0, 0, P.Sh.size(), L.backend().grain(4096));
   }
 };
 

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Gpu.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llquote/runtime/Engine.h"
 #include "llvm/IR/LLVMContext.h"
@@ -28,30 +29,61 @@ using namespace llq::detail;
 
 namespace {
 
-class CpuBackend final : public Backend {
+/// What the CPU backends share: kernels compiled by the JIT engine, with
+/// its memory and disk caches, and called as host functions.
+class JitBackend : public Backend {
 public:
-  explicit CpuBackend(unsigned Threads) : G(Threads) {}
+  explicit JitBackend(rt::Engine &Eng) : Eng(Eng) {}
+  llvm::Error compile(std::unique_ptr<llvm::Module> M,
+                      std::unique_ptr<llvm::LLVMContext> Ctx,
+                      const KernelGen &G, Kernel &K,
+                      std::string &How) override {
+    auto Added =
+        Eng.addModule(llvm::orc::ThreadSafeModule(std::move(M), std::move(Ctx)));
+    if (!Added)
+      return Added.takeError();
+    for (const std::string &P : G.phases()) {
+      auto F = Eng.lookup<void(int64_t, int64_t, void *)>(K.Name + "." + P);
+      if (!F)
+        return F.takeError();
+      K.Phases.push_back(*F);
+    }
+    How = Added->Origin == rt::KernelOrigin::Compiled ? "compiled"
+          : Added->Origin == rt::KernelOrigin::DiskCache
+              ? "loaded from the disk cache"
+              : "found in the engine's memory cache";
+    return llvm::Error::success();
+  }
+
+private:
+  rt::Engine &Eng;
+};
+
+class CpuBackend final : public JitBackend {
+public:
+  CpuBackend(rt::Engine &Eng, unsigned Threads) : JitBackend(Eng), G(Threads) {}
   BackendKind kind() const override { return BackendKind::CPU; }
   unsigned parallelism() const override { return G.numThreads(); }
   bool atomics() const override { return true; }
-  rt::Status launch(rt::KernelFn Fn, int64_t Begin, int64_t End, void *Args,
-                    int64_t Grain) override {
-    return G.parallelFor(Begin, End, Fn, Args, Grain);
+  rt::Status launch(const Kernel &K, unsigned Phase, int64_t Begin,
+                    int64_t End, void *Args, int64_t Grain) override {
+    return G.parallelFor(Begin, End, K.Phases[Phase], Args, Grain);
   }
 
 private:
   rt::Gang G;
 };
 
-class SequentialBackend final : public Backend {
+class SequentialBackend final : public JitBackend {
 public:
+  using JitBackend::JitBackend;
   BackendKind kind() const override { return BackendKind::Sequential; }
   unsigned parallelism() const override { return 1; }
   bool atomics() const override { return false; }
-  rt::Status launch(rt::KernelFn Fn, int64_t Begin, int64_t End, void *Args,
-                    int64_t) override {
+  rt::Status launch(const Kernel &K, unsigned Phase, int64_t Begin,
+                    int64_t End, void *Args, int64_t) override {
     if (End > Begin)
-      Fn(Begin, End, Args);
+      K.Phases[Phase](Begin, End, Args);
     return rt::Status();
   }
 };
@@ -126,10 +158,16 @@ public:
       throw ArrayError("llquote: cannot start the JIT: " +
                        llvm::toString(E.takeError()));
     Eng = std::move(*E);
-    if (O.Backend == BackendKind::CPU)
-      B = std::make_unique<CpuBackend>(O.Threads);
-    else
-      B = std::make_unique<SequentialBackend>();
+    if (O.Backend == BackendKind::GPU) {
+      auto G = makeGpuBackend(O);
+      if (!G)
+        throw ArrayError("llquote: " + llvm::toString(G.takeError()));
+      B = std::move(*G);
+    } else if (O.Backend == BackendKind::CPU) {
+      B = std::make_unique<CpuBackend>(*Eng, O.Threads);
+    } else {
+      B = std::make_unique<SequentialBackend>(*Eng);
+    }
     std::string V = O.Verbose ? (*O.Verbose ? "1" : "0")
                               : optionOrEnv(std::nullopt, "LLQ_VERBOSE");
     Verbose = V == "1" || V == "on";
@@ -143,7 +181,9 @@ public:
       Into = nullptr;
     return run(N, M, std::move(Into));
   }
-  llvm::Expected<std::string> kernelIR(const NodeRef &N, bool Optimized);
+  /// The IR of N's kernel, optimised or not, or (PTX) its PTX.
+  llvm::Expected<std::string> kernelCode(const NodeRef &N, bool Optimized,
+                                         bool PTX);
 
   RuntimeOptions Opts;
   std::unique_ptr<rt::Engine> Eng;
@@ -168,11 +208,18 @@ private:
         return true;
     return false;
   }
-  llvm::Expected<NodeRef> prepare(const NodeRef &P, Memo &M);
-  llvm::Expected<std::shared_ptr<Node>> prepareConsumer(const Node &C,
-                                                        Memo &M);
+  /// With Dry, an array the tree reads is not computed but stands as a Use
+  /// of its type and shape with no data: enough to generate its kernel.
+  llvm::Expected<NodeRef> prepare(const NodeRef &P, Memo &M, bool Dry);
+  llvm::Expected<std::shared_ptr<Node>> prepareConsumer(const Node &C, Memo &M,
+                                                        bool Dry = false);
+  /// The array the consumer-or-select P computes; with Dry, a stand-in.
+  llvm::Expected<NodeRef> manifest(const NodeRef &P, Memo &M, bool Dry);
   llvm::Expected<std::shared_ptr<const Kernel>> kernelFor(const Node &Root);
-  llvm::Error dump(const llvm::Module &M, const std::string &Name);
+  /// The consumer whose kernel computes N, with its producers fused.
+  llvm::Expected<std::shared_ptr<Node>> rootOf(const NodeRef &N);
+  llvm::Error dump(const llvm::Module &M, const std::string &Name,
+                   const KernelGen &G);
 
   std::mutex CacheLock;
   std::unordered_map<std::vector<uint64_t>, std::shared_ptr<const Kernel>,
@@ -182,23 +229,29 @@ private:
 
 } // namespace llq::detail
 
-llvm::Expected<NodeRef> RuntimeImpl::prepare(const NodeRef &P, Memo &M) {
-  if (P->K == Op::Consumer || P->K == Op::Select) {
-    auto A = run(P, M);
-    if (!A)
-      return A.takeError();
-    return NodeRef(useOf(*A));
+llvm::Expected<NodeRef> RuntimeImpl::manifest(const NodeRef &P, Memo &M,
+                                              bool Dry) {
+  if (Dry) {
+    auto N = std::make_shared<Node>();
+    N->K = Op::Use;
+    N->Type = P->Type;
+    N->Sh = P->Sh;
+    return NodeRef(N);
   }
+  auto A = run(P, M);
+  if (!A)
+    return A.takeError();
+  return NodeRef(useOf(*A));
+}
+
+llvm::Expected<NodeRef> RuntimeImpl::prepare(const NodeRef &P, Memo &M,
+                                             bool Dry) {
+  if (P->K == Op::Consumer || P->K == Op::Select)
+    return manifest(P, M, Dry);
   auto C = copyNode(*P);
   for (size_t I = 0; I < P->Kids.size(); ++I) {
-    if (P->ManifestKids & (1u << I)) {
-      auto A = run(P->Kids[I], M);
-      if (!A)
-        return A.takeError();
-      C->Kids.push_back(useOf(*A));
-      continue;
-    }
-    auto K = prepare(P->Kids[I], M);
+    auto K = P->ManifestKids & (1u << I) ? manifest(P->Kids[I], M, Dry)
+                                          : prepare(P->Kids[I], M, Dry);
     if (!K)
       return K.takeError();
     C->Kids.push_back(*K);
@@ -207,17 +260,11 @@ llvm::Expected<NodeRef> RuntimeImpl::prepare(const NodeRef &P, Memo &M) {
 }
 
 llvm::Expected<std::shared_ptr<Node>>
-RuntimeImpl::prepareConsumer(const Node &C, Memo &M) {
+RuntimeImpl::prepareConsumer(const Node &C, Memo &M, bool Dry) {
   auto Root = copyNode(C);
   for (size_t I = 0; I < C.Kids.size(); ++I) {
-    if (C.ManifestKids & (1u << I)) {
-      auto A = run(C.Kids[I], M);
-      if (!A)
-        return A.takeError();
-      Root->Kids.push_back(useOf(*A));
-      continue;
-    }
-    auto K = prepare(C.Kids[I], M);
+    auto K = C.ManifestKids & (1u << I) ? manifest(C.Kids[I], M, Dry)
+                                         : prepare(C.Kids[I], M, Dry);
     if (!K)
       return K.takeError();
     Root->Kids.push_back(*K);
@@ -225,7 +272,8 @@ RuntimeImpl::prepareConsumer(const Node &C, Memo &M) {
   return Root;
 }
 
-llvm::Error RuntimeImpl::dump(const llvm::Module &M, const std::string &Name) {
+llvm::Error RuntimeImpl::dump(const llvm::Module &M, const std::string &Name,
+                              const KernelGen &G) {
   if (DumpDir.empty())
     return llvm::Error::success();
   if (std::error_code EC = llvm::sys::fs::create_directories(DumpDir))
@@ -244,9 +292,25 @@ llvm::Error RuntimeImpl::dump(const llvm::Module &M, const std::string &Name) {
   if (llvm::Error E = Write(M, Name + ".ll"))
     return E;
   std::unique_ptr<llvm::Module> Opt = llvm::CloneModule(M);
-  if (llvm::Error E = Eng->optimize(*Opt))
+  if (B->kind() != BackendKind::GPU) {
+    if (llvm::Error E = Eng->optimize(*Opt))
+      return E;
+    return Write(*Opt, Name + ".opt.ll");
+  }
+  if (llvm::Error E = gpuLower(*B, *Opt, G, /*Optimize=*/true))
     return E;
-  return Write(*Opt, Name + ".opt.ll");
+  if (llvm::Error E = Write(*Opt, Name + ".opt.ll"))
+    return E;
+  auto PTX = gpuPTX(*B, *Opt);
+  if (!PTX)
+    return PTX.takeError();
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(DumpDir + "/" + Name + ".ptx", EC);
+  if (EC)
+    return failure("LLQ_DUMP_IR: cannot write " + DumpDir + "/" + Name +
+                   ".ptx: " + EC.message());
+  OS << *PTX;
+  return llvm::Error::success();
 }
 
 llvm::Expected<std::shared_ptr<const Kernel>>
@@ -273,28 +337,16 @@ RuntimeImpl::kernelFor(const Node &Root) {
         failure(fmt::format("{}: the {} skeleton did not instantiate:",
                             Root.Name, Root.Skel->name())),
         M.takeError());
-  if (llvm::Error E = dump(**M, Name))
+  if (llvm::Error E = dump(**M, Name, G))
     return std::move(E);
-  auto Added = Eng->addModule(
-      llvm::orc::ThreadSafeModule(std::move(*M), std::move(Ctx)));
-  if (!Added)
-    return Added.takeError();
   auto K = std::make_shared<Kernel>();
   K->Name = Name;
   K->Slots = G.slots();
-  for (const std::string &P : G.phases()) {
-    auto F = Eng->lookup<void(int64_t, int64_t, void *)>(Name + "." + P);
-    if (!F)
-      return F.takeError();
-    K->Phases.push_back(*F);
-  }
+  std::string How;
+  if (llvm::Error E = B->compile(std::move(*M), std::move(Ctx), G, *K, How))
+    return std::move(E);
   ++Built;
   if (Verbose) {
-    const char *How = Added->Origin == rt::KernelOrigin::Compiled
-                          ? "compiled"
-                          : Added->Origin == rt::KernelOrigin::DiskCache
-                                ? "loaded from the disk cache"
-                                : "found in the engine's memory cache";
     llvm::errs() << fmt::format(
         "llquote: {}: instantiated and {} in {:.1f} ms\n", Name, How,
         std::chrono::duration<double, std::milli>(
@@ -325,7 +377,7 @@ RuntimeImpl::materialize(const Node &C, Memo &M,
   } catch (const ArrayError &Ex) {
     return failure(Ex.what());
   }
-  Launches += (*K)->Phases.size();
+  Launches += (*K)->numPhases();
   M[&C] = L.Outputs;
   return L.Outputs;
 }
@@ -359,35 +411,41 @@ RuntimeImpl::run(const NodeRef &N, Memo &Done, std::shared_ptr<rt::Array> Into) 
   return (*Outs)[0];
 }
 
-llvm::Expected<std::string> RuntimeImpl::kernelIR(const NodeRef &N,
-                                                  bool Optimized) {
+llvm::Expected<std::shared_ptr<Node>> RuntimeImpl::rootOf(const NodeRef &N) {
   if (!N->Error.empty())
     return failure(N->Error);
-  std::shared_ptr<Node> Root;
-  if (N->K == Op::Consumer) {
-    Memo Done;
-    auto R = prepareConsumer(*N, Done);
-    if (!R)
-      return R.takeError();
-    Root = *R;
-  } else if (N->K == Op::Select) {
-    return kernelIR(N->Kids[0], Optimized);
-  } else {
-    auto M = makeConsumer(materializeSkeleton(), N->Name, {N});
-    Memo Done;
-    auto R = prepareConsumer(*M, Done);
-    if (!R)
-      return R.takeError();
-    Root = *R;
-  }
-  KernelGen G(*Root, "kernel", *B);
+  if (N->K == Op::Select)
+    return rootOf(N->Kids[0]);
+  // Only the kernel's code is wanted: the arrays it reads are not computed.
+  Memo Done;
+  if (N->K == Op::Consumer)
+    return prepareConsumer(*N, Done, /*Dry=*/true);
+  auto M = makeConsumer(materializeSkeleton(), N->Name, {N});
+  return prepareConsumer(*M, Done, /*Dry=*/true);
+}
+
+llvm::Expected<std::string> RuntimeImpl::kernelCode(const NodeRef &N,
+                                                    bool Optimized, bool PTX) {
+  if (PTX && B->kind() != BackendKind::GPU)
+    return failure("kernelPTX: this Runtime's backend is not the GPU; make "
+                   "it with RuntimeOptions::Backend = BackendKind::GPU");
+  auto Root = rootOf(N);
+  if (!Root)
+    return Root.takeError();
+  KernelGen G(**Root, "kernel", *B);
   llvm::LLVMContext Ctx;
-  auto M = Root->Skel->generate(G, Ctx);
+  auto M = (*Root)->Skel->generate(G, Ctx);
   if (!M)
     return M.takeError();
-  if (Optimized)
+  if (B->kind() == BackendKind::GPU) {
+    if (llvm::Error E = gpuLower(*B, **M, G, Optimized || PTX))
+      return std::move(E);
+    if (PTX)
+      return gpuPTX(*B, **M);
+  } else if (Optimized) {
     if (llvm::Error E = Eng->optimize(**M))
       return std::move(E);
+  }
   std::string S;
   llvm::raw_string_ostream OS(S);
   (*M)->print(OS, nullptr);
@@ -433,7 +491,13 @@ Array<> Runtime::run(const Acc &A, const detail::ArrayHandle &Into) {
 llvm::Expected<std::string> Runtime::kernelIR(const Acc &A, bool Optimized) {
   if (!A.node())
     return failure("kernelIR: an empty Acc");
-  return P->kernelIR(A.node(), Optimized);
+  return P->kernelCode(A.node(), Optimized, /*PTX=*/false);
+}
+
+llvm::Expected<std::string> Runtime::kernelPTX(const Acc &A) {
+  if (!A.node())
+    return failure("kernelPTX: an empty Acc");
+  return P->kernelCode(A.node(), /*Optimized=*/true, /*PTX=*/true);
 }
 
 RuntimeStats Runtime::stats() const {

@@ -394,6 +394,7 @@ Acc stencil2(const Fn &F, const Boundary &BA, const Acc &A,
 enum class BackendKind : uint8_t {
   CPU,        ///< Every core, through the gang scheduler; atomics.
   Sequential, ///< One thread, no atomics: the reference for tests.
+  GPU,        ///< The first NVIDIA GPU, through the CUDA driver and PTX.
 };
 
 struct RuntimeOptions {
@@ -409,7 +410,17 @@ struct RuntimeOptions {
   std::optional<unsigned> OptLevel;
   /// The CPU to compile for; unset: LLQ_MCPU, else the host.
   std::optional<std::string> CPU;
+  /// For BackendKind::GPU, the architecture to compile for ("sm_90");
+  /// unset: LLQ_GPU_ARCH, else the device's, else sm_90.
+  std::optional<std::string> GpuArch;
+  /// For BackendKind::GPU: compile only, with no device or driver needed.
+  /// kernelIR() and kernelPTX() work; run() fails.
+  bool CompileOnly = false;
 };
+
+/// Success if the GPU backend can run here, else why not (no driver, no
+/// device, an old driver). Tests that need a GPU skip with this message.
+llvm::Error gpuAvailable();
 
 /// Counts since the Runtime was made.
 struct RuntimeStats {
@@ -445,6 +456,9 @@ public:
   /// The LLVM IR the kernels of A would be compiled from, before and after
   /// optimisation, one module after another: for tests and tools.
   llvm::Expected<std::string> kernelIR(const Acc &A, bool Optimized = false);
+  /// The PTX of A's kernels, as the driver would be given it: for a GPU
+  /// Runtime only.
+  llvm::Expected<std::string> kernelPTX(const Acc &A);
 
   detail::RuntimeImpl &impl() { return *P; }
 

@@ -21,6 +21,7 @@
 
 #include "llquote/skeletons/Node.h"
 #include "llquote/runtime/Scheduler.h"
+#include <algorithm>
 #include <map>
 
 namespace llvm {
@@ -44,6 +45,9 @@ struct SlotSpec {
   bool operator<(const SlotSpec &O) const { return tie() < O.tie(); }
 };
 
+struct Kernel;
+class KernelGen;
+
 /// Where kernels run.
 class Backend {
 public:
@@ -53,9 +57,32 @@ public:
   virtual unsigned parallelism() const = 0;
   /// Whether concurrent writes to one cell need atomics.
   virtual bool atomics() const = 0;
-  /// Runs Fn over [Begin, End), in pieces of at least Grain indices.
-  virtual rt::Status launch(rt::KernelFn Fn, int64_t Begin, int64_t End,
-                            void *Args, int64_t Grain) = 0;
+  /// Compiles the module G wrote into K's phases; says in How where the
+  /// code came from ("compiled", "loaded from the disk cache", ...).
+  virtual llvm::Error compile(std::unique_ptr<llvm::Module> M,
+                              std::unique_ptr<llvm::LLVMContext> Ctx,
+                              const KernelGen &G, Kernel &K,
+                              std::string &How) = 0;
+  /// Runs phase Phase of K over [Begin, End), in pieces that start at
+  /// Begin + k * Grain and hold whole multiples of Grain (the last one
+  /// what is left); Args is the argument block, one 8-byte slot each.
+  virtual rt::Status launch(const Kernel &K, unsigned Phase, int64_t Begin,
+                            int64_t End, void *Args, int64_t Grain) = 0;
+  /// The piece length for a phase that is correct for any piece, which
+  /// HostGrain would be on a CPU: one index on the GPU, whose threads in
+  /// a warp then touch neighbouring elements.
+  virtual int64_t grain(int64_t HostGrain) const { return HostGrain; }
+  /// New storage that kernels can write and the host can read.
+  virtual rt::Expected<std::shared_ptr<rt::Array>>
+  allocate(const ElemType &T, const Shape &Sh);
+  /// Zero-filled bytes that kernels and the host both address.
+  virtual rt::Expected<std::shared_ptr<void>> scratch(size_t Bytes);
+  /// An array with A's elements that kernels can read: A itself where
+  /// kernels read host memory.
+  virtual rt::Expected<std::shared_ptr<rt::Array>>
+  resident(const std::shared_ptr<rt::Array> &A) {
+    return A;
+  }
 };
 
 /// Writes a kernel module for one consumer: names, slots, element code.
@@ -141,8 +168,13 @@ private:
 
 struct Kernel {
   std::string Name;
+  /// Host entry points, for the backends that run on the CPU.
   std::vector<rt::KernelFn> Phases;
+  /// Device functions, for the GPU backend; kept alive by Owner.
+  std::vector<void *> Device;
+  std::shared_ptr<void> Owner;
   std::vector<SlotSpec> Slots;
+  size_t numPhases() const { return std::max(Phases.size(), Device.size()); }
 };
 
 /// One run of a compiled kernel.
@@ -173,8 +205,11 @@ private:
   Backend &B;
   std::vector<const Node *> Nodes;
   std::vector<uint64_t> Args;
-  std::vector<std::unique_ptr<uint8_t[], void (*)(uint8_t *)>> Scratch;
-  alignas(8) int64_t FaultWord = -1;
+  std::vector<std::shared_ptr<void>> Scratch;
+  /// The arrays the kernel reads, as the backend holds them.
+  std::map<const rt::Array *, std::shared_ptr<rt::Array>> Resident;
+  /// The launch's fault word, allocated by the backend when a slot needs it.
+  int64_t *FaultWord = nullptr;
 };
 
 class Skeleton {
