@@ -76,7 +76,8 @@ entry:
     %lo = add i64 %lo, %step
   }
   ret void
-})");
+}
+)");
 
 const Template SregDeclarations = LLQ_DEFINITIONS(R"(
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
