@@ -388,6 +388,8 @@ llvm::Error GpuBackend::lower(llvm::Module &M, const KernelGen &G,
   widenAtomics(M);
   if (!Optimize)
     return llvm::Error::success();
+  // libdevice is read once, and the TargetMachine is shared.
+  std::lock_guard<std::mutex> Lock(CompileLock);
   if (llvm::Error E = linkLibdevice(M))
     return E;
   // Only the kernels are entry points; everything else may be inlined away.

@@ -119,6 +119,18 @@ template <typename T> struct Fns {
   Fn Sum3{Ty + " (" + Ty + " %a, " + Ty + " %b, " + Ty + " %c)",
           std::string("%s = ") + (Float ? "fadd " : "add ") + Ty +
               " %a, %b\n %r = " + (Float ? "fadd " : "add ") + Ty + " %s, %c"};
+  Fn Sum6 = sum(6);
+  Fn Sum9 = sum(9);
+  Fn sum(int K) {
+    std::string Sig = Ty + " (", Body = "%r = " + Ty + " " +
+                                         (Float ? "0.0" : "0") + "\n";
+    for (int I = 0; I < K; ++I) {
+      Sig += (I ? ", " : "") + Ty + " %x" + std::to_string(I);
+      Body += std::string(" %r = ") + (Float ? "fadd " : "add ") + Ty +
+              " %r, %x" + std::to_string(I) + "\n";
+    }
+    return Fn(Sig + ")", Body);
+  }
   Fn Gen{Ty + " (i64 %i)", Float           ? "%r = sitofp i64 %i to " + Ty
                            : Ty == "i64" ? "%r = add i64 %i, 1"
                                          : "%r = trunc i64 %i to " + Ty};
@@ -147,8 +159,18 @@ template <typename T> void everySkeleton(const std::string &Name) {
       {"scanr", scanr(F.Add, Z, X)},
       {"scanlSeg", scanlSeg(F.Add, Z, X, Segs)},
       {"permute", permute(F.Add, fill({17}, Z), Bin, X)},
+      {"scanr1", scanr1(F.Add, X)},
+      {"scanl'", scanlPrime(F.Add, Z, X).first},
+      {"scanrSeg", scanrSeg(F.Add, Z, X, Segs)},
+      {"fold1Seg", fold1Seg(F.Add, X, Segs)},
+      {"transform", transform({1000}, Rev, F.Twice, X)},
       {"stencil clamp", stencil(F.Sum3, Boundary::clamp(), X)},
       {"stencil wrap", stencil(F.Sum3, Boundary::wrap(), X)},
+      {"stencil mirror", stencil(F.Sum3, Boundary::mirror(), X)},
+      {"stencil constant", stencil(F.Sum3, Boundary::constant(Z), X)},
+      {"stencil 3x3", stencil(F.Sum9, Boundary::clamp(), M)},
+      {"stencil2", stencil2(F.Sum6, Boundary::clamp(), X, Boundary::wrap(),
+                            map(F.Twice, X))},
   };
   for (auto &[What, A] : Cases)
     checkPTX(A, Name + " " + What);
