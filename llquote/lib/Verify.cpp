@@ -230,6 +230,20 @@ Error llq::verifyLocated(Module &M, const SyntaxTree &Tree,
     M.getContext().diagnose(DiagnosticInfoIgnoringInvalidDebugMetadata(M));
     StripDebugInfo(M);
   }
+  // Stripping leaves named metadata outside llvm.dbg.*, and the verifier
+  // would still cast what it reaches unchecked: refuse the module instead.
+  if (hasMistypedGlobalVariableExpression(M)) {
+    const MemoryBuffer *Buf = SM.getMemoryBuffer(BufferID);
+    StringRef Text = Buf->getBuffer();
+    size_t At = Text.find("!DIGlobalVariableExpression(");
+    SMLoc Loc = SMLoc::getFromPointer(
+        Text.data() + (At == StringRef::npos ? 0 : At));
+    return make_error<DiagnosticError>(SM.GetMessage(
+        Loc, SourceMgr::DK_Error,
+        "invalid debug info: a !DIGlobalVariableExpression's 'var:' must be "
+        "a !DIGlobalVariable and its 'expr:' a !DIExpression, and this one "
+        "is reached from named metadata that is not debug info"));
+  }
   std::string Report;
   raw_string_ostream OS(Report);
   if (!verifyModule(M, &OS))

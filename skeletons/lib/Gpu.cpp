@@ -442,9 +442,12 @@ llvm::Error GpuBackend::compile(std::unique_ptr<llvm::Module> M,
                                 std::unique_ptr<llvm::LLVMContext> Ctx,
                                 const KernelGen &G, Kernel &K,
                                 std::string &How) {
-  if (llvm::Error E = lower(*M, G, /*Optimize=*/true))
+  // The module dies before its context, whichever way this returns.
+  std::unique_ptr<llvm::LLVMContext> OwnCtx = std::move(Ctx);
+  std::unique_ptr<llvm::Module> OwnM = std::move(M);
+  if (llvm::Error E = lower(*OwnM, G, /*Optimize=*/true))
     return E;
-  auto Text = ptx(*M);
+  auto Text = ptx(*OwnM);
   if (!Text)
     return Text.takeError();
   if (!D)
