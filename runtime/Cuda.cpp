@@ -37,7 +37,6 @@ constexpr int JitInfoLogBuffer = 3;
 constexpr int JitInfoLogBufferBytes = 4;
 constexpr int JitErrorLogBuffer = 5;
 constexpr int JitErrorLogBufferBytes = 6;
-constexpr CUdevice DeviceCpu = -1;
 
 } // namespace
 
@@ -66,8 +65,6 @@ struct Driver::Api {
                            void **);
   CUresult (*GetErrorName)(CUresult, const char **);
   CUresult (*GetErrorString)(CUresult, const char **);
-  /// Optional: older drivers lack it, and prefetching is only a hint.
-  CUresult (*MemPrefetchAsync)(CUdeviceptr, size_t, CUdevice, CUstream);
 };
 
 std::string DeviceInfo::arch() const {
@@ -105,9 +102,9 @@ Expected<std::unique_ptr<Driver>> Driver::open(const std::string &Path) {
   }
   auto Fns = std::make_unique<Api>();
   std::string Missing;
-  auto Bind = [&](auto &Slot, const char *Symbol, bool Required = true) {
+  auto Bind = [&](auto &Slot, const char *Symbol) {
     void *P = dlsym(Lib, Symbol);
-    if (!P && Required && Missing.empty())
+    if (!P && Missing.empty())
       Missing = Symbol;
     Slot = reinterpret_cast<std::remove_reference_t<decltype(Slot)>>(P);
   };
@@ -132,7 +129,6 @@ Expected<std::unique_ptr<Driver>> Driver::open(const std::string &Path) {
   Bind(Fns->LaunchKernel, "cuLaunchKernel");
   Bind(Fns->GetErrorName, "cuGetErrorName");
   Bind(Fns->GetErrorString, "cuGetErrorString");
-  Bind(Fns->MemPrefetchAsync, "cuMemPrefetchAsync", /*Required=*/false);
   if (!Missing.empty()) {
     dlclose(Lib);
     return Status::error("the CUDA driver at " + Path + " lacks " + Missing +
@@ -238,20 +234,6 @@ bool Driver::isManaged(const void *P) {
                                CUdeviceptr(uintptr_t(P))) != 0)
     return false;
   return Managed != 0;
-}
-
-Status Driver::prefetch(const void *P, size_t Bytes, bool ToDevice) {
-  if (!Fns->MemPrefetchAsync || !P || !Bytes)
-    return Status();
-  if (Status S = enter(); !S.ok())
-    return S;
-  if (CUresult R = Fns->MemPrefetchAsync(CUdeviceptr(uintptr_t(P)), Bytes,
-                                         ToDevice ? Device : DeviceCpu,
-                                         nullptr))
-    return error("cuMemPrefetchAsync", R);
-  if (CUresult R = Fns->CtxSynchronize())
-    return error("cuCtxSynchronize", R);
-  return Status();
 }
 
 Status Driver::memset(void *P, uint8_t Byte, size_t Bytes) {

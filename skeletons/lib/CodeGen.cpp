@@ -470,7 +470,7 @@ Backend::allocate(const ElemType &T, const Shape &Sh) {
 }
 
 rt::Expected<std::shared_ptr<void>> Backend::scratch(size_t Bytes) {
-  size_t Rounded = (Bytes + 63) / 64 * 64 + 64;
+  size_t Rounded = scratchBytes(Bytes);
   void *P = std::aligned_alloc(64, Rounded);
   if (!P)
     return rt::Status::error("out of memory");

@@ -527,7 +527,7 @@ GpuBackend::allocate(const ElemType &T, const Shape &Sh) {
 rt::Expected<std::shared_ptr<void>> GpuBackend::scratch(size_t Bytes) {
   if (!D)
     return noDevice();
-  size_t Rounded = (Bytes + 63) / 64 * 64 + 64;
+  size_t Rounded = scratchBytes(Bytes);
   auto P = D->allocateManaged(Rounded);
   if (!P)
     return P.status();

@@ -59,9 +59,6 @@ public:
   void free(void *P);
   /// Whether P points into managed memory (allocated by any Driver call).
   bool isManaged(const void *P);
-  /// Starts moving [P, P + Bytes) of managed memory to the device or to
-  /// the host; a hint, so a driver without prefetch succeeds doing nothing.
-  Status prefetch(const void *P, size_t Bytes, bool ToDevice);
   /// Fills device-visible memory with a byte, on the device.
   Status memset(void *P, uint8_t Byte, size_t Bytes);
 

@@ -75,8 +75,13 @@ public:
   /// New storage that kernels can write and the host can read.
   virtual rt::Expected<std::shared_ptr<rt::Array>>
   allocate(const ElemType &T, const Shape &Sh);
-  /// Zero-filled bytes that kernels and the host both address.
+  /// Zero-filled bytes that kernels and the host both address: at least
+  /// scratchBytes(Bytes) of them, 64-byte aligned.
   virtual rt::Expected<std::shared_ptr<void>> scratch(size_t Bytes);
+  /// Bytes rounded up to 64, plus 64 of slack for vector over-reads.
+  static size_t scratchBytes(size_t Bytes) {
+    return (Bytes + 63) / 64 * 64 + 64;
+  }
   /// An array with A's elements that kernels can read: A itself where
   /// kernels read host memory.
   virtual rt::Expected<std::shared_ptr<rt::Array>>
