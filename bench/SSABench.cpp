@@ -14,6 +14,10 @@
 //    --ssa=mem2reg, and the time per source line of each: on the generated
 //    nested*.ll inputs (bench/gen_nested.py, 10k to 80k lines of one
 //    function) it stays flat when lowering is linear.
+// 3. The yardstick for 2: LLVM's own reader and verifier on the IR the front
+//    end makes of each nested input. No algorithm in it grows faster than
+//    its input, so the growth of its time per line from 10k to 80k lines is
+//    what the caches alone cost on this machine.
 //
 // Every ratio is printed as its median over --reps repetitions and its range.
 //
@@ -25,7 +29,9 @@
 #include "Parse.h"
 #include "RestoreSSA.h"
 #include "llquote/Frontend.h"
+#include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -122,6 +128,39 @@ static void frontEnd(Input &In) {
     PerLine[In.Lines] = {P.a().Median / L, P.b().Median / L};
 }
 
+/// Per-line seconds of LLVM's reader and verifier on the module the front
+/// end makes of each nested input: what the memory hierarchy alone does to
+/// time per line when the working set outgrows the caches.
+static std::map<unsigned, double> ReaderPerLine;
+
+static void yardstick(Input &In) {
+  std::string Text;
+  {
+    LLVMContext Ctx;
+    auto M = Check(llq::parseModuleString(In.Buf->getBuffer(), In.Name, Ctx));
+    raw_string_ostream OS(Text);
+    M->print(OS, nullptr);
+  }
+  unsigned OutLines = StringRef(Text).count('\n');
+  BatchFn Ours = batched([&In] {
+    LLVMContext Ctx;
+    Check(llq::parseModuleString(In.Buf->getBuffer(), In.Name, Ctx).takeError());
+  });
+  BatchFn Reader = batched([&Text] {
+    LLVMContext Ctx;
+    SMDiagnostic Diag;
+    auto M = parseAssemblyString(Text, Diag, Ctx);
+    if (!M || verifyModule(*M))
+      exit(1);
+  });
+  Paired P = comparePaired(Ours, Reader, Reps);
+  outs() << format("%-26s %7u %24s %24s %10.2f %20s\n", In.Name.c_str(),
+                   OutLines, spread(P.a(), 2, 1e3).c_str(),
+                   spread(P.b(), 2, 1e3).c_str(),
+                   P.b().Median / In.Lines * 1e6, spread(P.ratioAB(), 2).c_str());
+  ReaderPerLine[In.Lines] = P.b().Median / In.Lines;
+}
+
 /// format() takes pointers, not arrays.
 static const char *C(const char *S) { return S; }
 
@@ -148,6 +187,15 @@ int main(int argc, char **argv) {
                    C("m2r us/l"), C("braun/mem2reg"));
   for (auto &In : All)
     frontEnd(*In);
+  outs() << "\n3. The yardstick: LLVM's reader + verifier (parseAssemblyString, "
+            "verifyModule) on the\n   IR the front end makes of each nested "
+            "input, against the whole front end (--ssa=braun)\n";
+  outs() << format("%-26s %7s %24s %24s %10s %20s\n", C("file"),
+                   C("IR lines"), C("front end ms"), C("LLVM reader ms"),
+                   C("reader us/l"), C("front end/reader"));
+  for (auto &In : All)
+    if (StringRef(In->Name).starts_with("nested"))
+      yardstick(*In);
   if (PerLine.size() >= 2) {
     auto [SmallB, SmallM] = PerLine.begin()->second;
     auto [LargeB, LargeM] = PerLine.rbegin()->second;
@@ -156,6 +204,11 @@ int main(int argc, char **argv) {
                      PerLine.rbegin()->first, PerLine.begin()->first,
                      LargeB / SmallB, LargeM / SmallM);
   }
+  if (ReaderPerLine.size() >= 2)
+    outs() << format("LLVM's reader + verifier on the resulting IR, the same "
+                     "ratio: %.2f\n",
+                     ReaderPerLine.rbegin()->second /
+                         ReaderPerLine.begin()->second);
   if (ConstructionPerLine.size() >= 2) {
     auto [SmallB, SmallL] = ConstructionPerLine.begin()->second;
     auto [LargeB, LargeL] = ConstructionPerLine.rbegin()->second;

@@ -22,6 +22,7 @@
 #include "RestoreSSA.h"
 #include "Splice.h"
 #include "Verify.h"
+#include "llvm/Support/Timer.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -395,6 +396,13 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
     return parseSpliced(Source, *Opts.Parsed->Sites, *Opts.Parsed->Names, SM,
                         BufferID, T, Opts);
   SyntaxTree Tree(Source);
+  std::optional<NamedRegionTimer> Timer;
+  auto Phase = [&](StringRef Name, StringRef Desc) {
+    Timer.reset();
+    if (Opts.TimePhases)
+      Timer.emplace(Name, Desc, "llquote", "llquote front end");
+  };
+  Phase("read", "Read the dialect");
   if (Error E = parseSyntax(Tree, SM, BufferID))
     return firstErrorInSourceOrder(std::move(E), Tree, SM, BufferID);
   if (!Tree.Antiquotes.empty() && Opts.Bound)
@@ -409,21 +417,25 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
     LowerOpts.GlobalTaken = [Into = T.Into](StringRef Name) {
       return Into->getNamedValue(Name) != nullptr;
     };
+  Phase("lower", "Lower to LLVM IR with placeholders");
   Expected<LoweredText> Lowered = lowerSyntax(Tree, SM, BufferID, LowerOpts);
   if (!Lowered)
     return Lowered.takeError();
   if (T.Into)
     return assembleIntoExisting(*Lowered, Tree, SM, BufferID, *T.Into, Opts,
                                 T.Added);
+  Phase("assemble", "Assemble (LLVM's parser)");
   Expected<std::unique_ptr<Module>> M =
       assembleModule(*Lowered, SM, BufferID, T.Ctx);
   if (!M)
     return M.takeError();
+  Phase("ssa", "Restore SSA");
   InstructionOrigins Recorded;
   OriginSource Origins;
   if (Error E = restoreRecorded(**M, *Lowered, Opts, SM, BufferID, Recorded,
                                 Origins))
     return E;
+  Phase("verify", "Verify");
   if (Opts.Verify)
     if (Error E = verifyLocated(**M, Tree, SM, BufferID, Origins))
       return E;

@@ -14,6 +14,7 @@
 #include "llquote/Diagnostics.h"
 #include "llquote/ssa/SSABuilder.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
@@ -196,6 +197,8 @@ void Restorer::braun() {
   ssa::SSABuilder B;
   std::vector<BasicBlock *> BBs;
   DenseMap<const BasicBlock *, unsigned> Index;
+  Index.reserve(F.size());
+  BBs.reserve(F.size());
   for (BasicBlock &BB : F) {
     Index[&BB] = unsigned(BBs.size());
     BBs.push_back(&BB);
@@ -227,6 +230,7 @@ void Restorer::braun() {
   // Client values: LLVM's, one per llvm::Value, so that equal constants
   // are one value and a phi of `5` and `5` is trivial.
   DenseMap<Value *, ssa::Value> Client;
+  Client.reserve(P.Defs.size() + P.Reads.size());
   std::vector<Value *> ById;
   auto ValueOf = [&](Value *V) {
     auto [It, New] = Client.try_emplace(V, ssa::Value{0});
@@ -390,14 +394,19 @@ void Restorer::nameVersions() {
   ValueSymbolTable *ST = F.getValueSymbolTable();
   std::vector<unsigned> Next(P.Variables.size(), 1);
   auto Name = [&](Value *V) {
+    // Versions are unnamed and not constants: most values are not looked up.
+    if (V->hasName() || isa<Constant>(V) || isa<BasicBlock>(V))
+      return;
     auto It = Versions.find(V);
-    if (It == Versions.end() || V->hasName())
+    if (It == Versions.end())
       return;
     uint32_t Var = It->second;
-    std::string N;
-    do
-      N = P.Variables[Var] + "." + std::to_string(Next[Var]++);
-    while (ST->lookup(N));
+    SmallString<32> N;
+    do {
+      N = P.Variables[Var];
+      N += '.';
+      N += std::to_string(Next[Var]++);
+    } while (ST->lookup(N));
     V->setName(N);
   };
   for (BasicBlock &BB : F)

@@ -225,8 +225,15 @@ Error llq::verifyLocated(Module &M, const SyntaxTree &Tree,
                          const SourceMgr &SM, unsigned BufferID,
                          OriginSource Origins) {
   dropOtherVersionDebugInfo(M);
+  // The common case, one silent verification: a module that passes it,
+  // debug info included, is done.
+  bool MaybeMistyped = hasMistypedGlobalVariableExpression(M);
+  bool BrokenDebugInfo = MaybeMistyped;
+  if (!MaybeMistyped && !verifyModule(M, /*OS=*/nullptr, &BrokenDebugInfo) &&
+      !BrokenDebugInfo)
+    return Error::success();
   // Broken debug info is dropped with a warning, as LLVM's reader does.
-  if (debugInfoIsBroken(M)) {
+  if (BrokenDebugInfo) {
     M.getContext().diagnose(DiagnosticInfoIgnoringInvalidDebugMetadata(M));
     StripDebugInfo(M);
   }

@@ -80,6 +80,12 @@ cl::opt<llq::SSAMode> SSA(
                           "reference: stack slots, then LLVM's mem2reg")),
     cl::init(llq::SSAMode::Braun), cl::cat(FmtCategory));
 
+cl::opt<bool> TimePhases("time-phases",
+                         cl::desc("Print the time of each phase of the front "
+                                  "end (read, lower, assemble, SSA, verify) "
+                                  "on standard error"),
+                         cl::cat(FmtCategory));
+
 cl::list<std::string> Defines(
     "D", cl::Prefix,
     cl::desc("Bind antiquote NAME to TEXT, read according to the antiquote's "
@@ -247,6 +253,7 @@ int main(int argc, char **argv) {
   llq::FrontendOptions Opts;
   Opts.AllowUndef = AllowUndef;
   Opts.SSA = SSA;
+  Opts.TimePhases = TimePhases;
   if (!Defines.empty())
     Opts.Bound = &Bound;
   Expected<std::unique_ptr<Module>> M = llq::parseModule(SM, ID, Ctx, Opts);

@@ -34,6 +34,10 @@ struct FrontendOptions {
   /// poison instead of an error.
   bool AllowUndef = false;
   SSAMode SSA = SSAMode::Braun;
+  /// Time each phase (read, lower, assemble, SSA, verify) in LLVM's timer
+  /// group "llquote"; the report is printed at llvm_shutdown, as for
+  /// -time-passes.
+  bool TimePhases = false;
   /// Values for the text's antiquotes; without them an antiquote is an
   /// "unbound antiquote" error.
   const Bindings *Bound = nullptr;
