@@ -8,6 +8,10 @@
 // assembleType: requires lowered text that is one type; produces that type,
 // named types being those of M.
 //
+// One pass with three entries, by what the text is read into: all three
+// hand LLVM's diagnostics back through the source map and keep LLVM's
+// reader away from the metadata that crashes it, which is this file's work.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef LLQUOTE_LIB_ASSEMBLE_H

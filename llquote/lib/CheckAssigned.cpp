@@ -19,22 +19,6 @@
 using namespace llq;
 using namespace llvm;
 
-std::vector<uint8_t> llq::reachableBlocks(const FlatFunction &F) {
-  std::vector<uint8_t> Seen(F.Blocks.size(), 0);
-  std::vector<unsigned> Stack{F.Order.front()};
-  Seen[F.Order.front()] = true;
-  while (!Stack.empty()) {
-    unsigned B = Stack.back();
-    Stack.pop_back();
-    for (unsigned S : F.Blocks[B].Succs)
-      if (!Seen[S]) {
-        Seen[S] = true;
-        Stack.push_back(S);
-      }
-  }
-  return Seen;
-}
-
 namespace {
 
 struct ExposedRead {

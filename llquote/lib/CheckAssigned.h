@@ -42,9 +42,6 @@ llvm::Error checkAssigned(const SyntaxTree &Tree, const FlatFunction &F,
                           llvm::ArrayRef<uint8_t> Reachable, unsigned NumVars,
                           const llvm::SourceMgr &SM, unsigned BufferID);
 
-/// Which blocks of \p F a path from its entry reaches.
-std::vector<uint8_t> reachableBlocks(const FlatFunction &F);
-
 } // namespace llq
 
 #endif // LLQUOTE_LIB_CHECKASSIGNED_H

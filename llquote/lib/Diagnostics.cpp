@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/Diagnostics.h"
+#include "Located.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llq;
@@ -37,4 +38,17 @@ Error llq::mapDiagnostics(
                           Out->addNote(Map(D->diagnostics()[I]));
                         return Error(std::move(Out));
                       });
+}
+
+Error llq::remapDiagnostics(Error E, function_ref<uint32_t(uint32_t)> Map,
+                            const SourceMgr &SM, unsigned From, unsigned To) {
+  const MemoryBuffer *FromBuf = SM.getMemoryBuffer(From);
+  auto Move = [&](const SMDiagnostic &D) {
+    const char *P = D.getLoc().getPointer();
+    if (!P || P < FromBuf->getBufferStart() || P > FromBuf->getBufferEnd())
+      return D;
+    uint32_t Off = Map(static_cast<uint32_t>(P - FromBuf->getBufferStart()));
+    return SM.GetMessage(locAt(SM, To, Off), D.getKind(), D.getMessage());
+  };
+  return mapDiagnostics(std::move(E), Move);
 }

@@ -26,7 +26,9 @@ using namespace llq;
 
 char TemplateSiteError::ID = 0;
 
-std::optional<Granularity> llq::templateMacro(StringRef Name) {
+/// The granularity of the template macro \p Name (LLQ_SKELETON, LLQ_INSTRS,
+/// ...), or none if \p Name is not one.
+static std::optional<Granularity> templateMacro(StringRef Name) {
   return StringSwitch<std::optional<Granularity>>(Name)
       .Case("LLQ_SKELETON", Granularity::Module)
       .Case("LLQ_DEFINITIONS", Granularity::Definitions)

@@ -38,10 +38,6 @@ struct TemplateSite {
   Granularity Kind = Granularity::Module; ///< Which macro: LLQ_SKELETON, ...
 };
 
-/// The granularity of the template macro \p Name (LLQ_SKELETON, LLQ_INSTRS,
-/// ...), or none if \p Name is not one.
-std::optional<Granularity> templateMacro(llvm::StringRef Name);
-
 /// A mistake in the C++ source that hides a template's text from the
 /// checker. It is a StringError whose message starts with "<line>:<col>: ",
 /// so toString() and StringError handlers work unchanged; the byte offset is

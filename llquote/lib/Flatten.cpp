@@ -18,52 +18,20 @@
 using namespace llq;
 using namespace llvm;
 
-bool llq::isTerminator(const Node *N) {
-  if (!N->is(NodeKind::Inst))
-    return false;
-  switch (static_cast<Opcode>(N->Sub)) {
-  case Opcode::Ret: case Opcode::Br: case Opcode::Switch:
-  case Opcode::IndirectBr: case Opcode::Invoke: case Opcode::CallBr:
-  case Opcode::Resume: case Opcode::Unreachable: case Opcode::CleanupRet:
-  case Opcode::CatchRet: case Opcode::CatchSwitch:
-    return true;
-  default:
-    return false;
-  }
-}
-
-/// Calls \p Fn on every node below \p Root in source order, without recursion.
-template <typename Fn> static void forEachNode(const Node *Root, Fn &&Visit) {
-  SmallVector<const Node *, 32> Stack;
-  for (const Node *C = Root->First; C; C = C->Next)
-    Stack.push_back(C);
-  std::reverse(Stack.begin(), Stack.end());
+std::vector<uint8_t> FlatFunction::reachable() const {
+  std::vector<uint8_t> Seen(Blocks.size(), 0);
+  std::vector<unsigned> Stack{Order.front()};
+  Seen[Order.front()] = true;
   while (!Stack.empty()) {
-    const Node *N = Stack.pop_back_val();
-    Visit(N);
-    size_t Mark = Stack.size();
-    for (const Node *C = N->First; C; C = C->Next)
-      Stack.push_back(C);
-    std::reverse(Stack.begin() + Mark, Stack.end());
+    unsigned B = Stack.back();
+    Stack.pop_back();
+    for (unsigned S : Blocks[B].Succs)
+      if (!Seen[S]) {
+        Seen[S] = true;
+        Stack.push_back(S);
+      }
   }
-}
-
-/// The name a label or a `%name` token gives, without '%' and ':'.
-static StringRef localName(const SyntaxTree &Tree, const Node *N) {
-  StringRef S = Tree.text(N);
-  S.consume_front("%");
-  if (N->is(NodeKind::Label))
-    S.consume_back(":");
-  return S;
-}
-
-void llq::collectLocalNames(const SyntaxTree &Tree, const Node *Body,
-                            StringSet<> &Names) {
-  forEachNode(Body, [&](const Node *N) {
-    if (N->is(NodeKind::Label) || N->is(NodeKind::LocalDef) ||
-        N->is(NodeKind::LocalRef) || N->is(NodeKind::LabelRef))
-      Names.insert(localName(Tree, N));
-  });
+  return Seen;
 }
 
 namespace {

@@ -90,21 +90,16 @@ struct FlatFunction {
   unsigned NumTemps = 0;
   /// Names of temporaries, by number, without '%'.
   std::vector<std::string> TempNames;
-};
 
-/// Every local name written in \p Body (values and labels), to keep
-/// generated names apart from them.
-void collectLocalNames(const SyntaxTree &Tree, const Node *Body,
-                       llvm::StringSet<> &Names);
+  /// Which blocks a path from the entry reaches, by block number.
+  std::vector<uint8_t> reachable() const;
+};
 
 llvm::Expected<FlatFunction> flattenBody(const SyntaxTree &Tree,
                                          const Node *Body,
                                          llvm::StringSet<> &UsedNames,
                                          const llvm::SourceMgr &SM,
                                          unsigned BufferID);
-
-/// Whether instruction node \p N ends a basic block.
-bool isTerminator(const Node *N);
 
 } // namespace llq
 

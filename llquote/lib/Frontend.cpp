@@ -14,6 +14,7 @@
 
 #include "llquote/Frontend.h"
 #include "Assemble.h"
+#include "InternalNames.h"
 #include "SelfContainedTypes.h"
 #include "Lower.h"
 #include "Parse.h"
@@ -257,7 +258,7 @@ public:
   /// the text is read, and replaced by the definition afterwards.
   void setAside(GlobalValue *Decl, uint32_t DefinedAt) {
     Aside.push_back({Decl, Decl->getName().str(), DefinedAt});
-    Decl->setName("llq.declared." + Decl->getName());
+    Decl->setName(names::DeclaredPrefix + Decl->getName());
   }
 
   /// A declaration set aside whose definition has another type, and where
@@ -369,11 +370,11 @@ static Error assembleIntoExisting(const LoweredText &Lowered,
       if (auto *F = dyn_cast<Function>(GV))
         NewFunctions.push_back(F);
     if (Opts.Verify)
-      E = verifyFunctionsLocated(NewFunctions, Tree, SM, BufferID, Origins);
+      E = verifyLocated(M, Tree, SM, BufferID, Origins, &NewFunctions);
     if (auto Bad = Before.mismatch(); !E && Bad) {
       E = makeError(SM, locAt(SM, BufferID, Bad->second),
                     "this defines '@" + Bad->first->getName().drop_front(
-                        strlen("llq.declared.")) +
+                        names::DeclaredPrefix.size()) +
                         "', which the module declares with type '" +
                         printed(Bad->first->getValueType()) +
                         "'; a definition must have its declaration's type");

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lower.h"
+#include "InternalNames.h"
 #include "Flatten.h"
 #include "Parse.h"
 #include "PrintFlat.h"
@@ -95,8 +96,8 @@ Expected<LoweredText> llq::lowerSyntax(const SyntaxTree &Tree,
       return F.takeError();
     Out.copy(Pos, Body->Range.Begin);
     if (ReadFn.empty()) {
-      ReadFn = Fresh("llq.read");
-      AssignFn = Fresh("llq.assign");
+      ReadFn = Fresh(names::ReadFn);
+      AssignFn = Fresh(names::AssignFn);
     }
     if (Error E = printFlat(Tree, Top, Body, *F, Used, Opts, ReadFn, AssignFn,
                             Out, SM, BufferID))
@@ -104,7 +105,7 @@ Expected<LoweredText> llq::lowerSyntax(const SyntaxTree &Tree,
     Pos = Body->Range.End;
   }
   if (Pos == 0)
-    return identityLowering(Tree);
+    return LoweredText::unchanged(Tree.Source);
   auto End = static_cast<uint32_t>(Tree.Source.size());
   Out.copy(Pos, End);
   if (!Out.peek().SSA.empty()) {
@@ -116,9 +117,3 @@ Expected<LoweredText> llq::lowerSyntax(const SyntaxTree &Tree,
   return Out.take();
 }
 
-LoweredText llq::identityLowering(const SyntaxTree &Tree) {
-  LoweredText L;
-  L.Unchanged = Tree.Source;
-  L.Map.addVerbatim(0, 0, static_cast<uint32_t>(Tree.Source.size()));
-  return L;
-}

@@ -26,9 +26,6 @@ llvm::Expected<LoweredText> lowerSyntax(const SyntaxTree &Tree,
                                         unsigned BufferID,
                                         const LowerOptions &Opts = {});
 
-/// The source itself, unchanged: the lowering of plain LLVM IR.
-LoweredText identityLowering(const SyntaxTree &Tree);
-
 } // namespace llq
 
 #endif // LLQUOTE_LIB_LOWER_H

@@ -82,6 +82,14 @@ struct SSAFunction {
 using InstructionOrigins = llvm::DenseMap<const llvm::Instruction *, uint32_t>;
 
 struct LoweredText {
+  /// \p Source itself, unchanged and mapped one to one: the lowering of
+  /// plain LLVM IR.
+  static LoweredText unchanged(llvm::StringRef Source) {
+    LoweredText L;
+    L.Unchanged = Source;
+    L.Map.addVerbatim(0, 0, static_cast<uint32_t>(Source.size()));
+    return L;
+  }
   /// The lowered text: Storage, or the source buffer when it is unchanged.
   /// Either way it is followed by a NUL, as LLVM's assembler requires.
   llvm::StringRef text() const {

@@ -8,6 +8,7 @@
 #ifndef LLQUOTE_LIB_PARSE_H
 #define LLQUOTE_LIB_PARSE_H
 
+#include "Located.h"
 #include "Syntax.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
@@ -17,12 +18,6 @@ namespace llq {
 llvm::Error parseSyntax(SyntaxTree &Tree, const llvm::SourceMgr &SM,
                         unsigned BufferID);
 
-/// The location of byte \p Offset of buffer \p BufferID.
-inline llvm::SMLoc locAt(const llvm::SourceMgr &SM, unsigned BufferID,
-                         uint32_t Offset) {
-  return llvm::SMLoc::getFromPointer(
-      SM.getMemoryBuffer(BufferID)->getBufferStart() + Offset);
-}
 
 } // namespace llq
 

@@ -463,7 +463,7 @@ Error FlatPrinter::run(const Node *Define, const Node *Body) {
     for (unsigned I = 0; I < F.Blocks.size(); ++I)
       Accesses[I].insert(Accesses[I].end(), EndAccesses[I].begin(),
                          EndAccesses[I].end());
-    if (Error E = checkAssigned(Tree, F, Accesses, reachableBlocks(F),
+    if (Error E = checkAssigned(Tree, F, Accesses, F.reachable(),
                                 unsigned(Vars.size()), SM, BufferID))
       return E;
   }

@@ -9,6 +9,7 @@
 #include "Syntax.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include <cassert>
 
 using namespace llq;
@@ -148,4 +149,37 @@ llvm::StringRef llq::whereAntiquoteStands(AntiquoteKind K) {
   case AntiquoteKind::Args: return "in a call's argument list";
   }
   return "";
+}
+
+using namespace llvm;
+
+bool llq::isTerminator(const Node *N) {
+  if (!N->is(NodeKind::Inst))
+    return false;
+  switch (static_cast<Opcode>(N->Sub)) {
+  case Opcode::Ret: case Opcode::Br: case Opcode::Switch:
+  case Opcode::IndirectBr: case Opcode::Invoke: case Opcode::CallBr:
+  case Opcode::Resume: case Opcode::Unreachable: case Opcode::CleanupRet:
+  case Opcode::CatchRet: case Opcode::CatchSwitch:
+    return true;
+  default:
+    return false;
+  }
+}
+
+StringRef llq::localName(const SyntaxTree &Tree, const Node *N) {
+  StringRef S = Tree.text(N);
+  S.consume_front("%");
+  if (N->is(NodeKind::Label))
+    S.consume_back(":");
+  return S;
+}
+
+void llq::collectLocalNames(const SyntaxTree &Tree, const Node *Body,
+                            StringSet<> &Names) {
+  forEachNode(Body, [&](const Node *N) {
+    if (N->is(NodeKind::Label) || N->is(NodeKind::LocalDef) ||
+        N->is(NodeKind::LocalRef) || N->is(NodeKind::LabelRef))
+      Names.insert(localName(Tree, N));
+  });
 }

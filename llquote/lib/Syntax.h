@@ -20,8 +20,11 @@
 #ifndef LLQUOTE_LIB_SYNTAX_H
 #define LLQUOTE_LIB_SYNTAX_H
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Allocator.h"
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -196,6 +199,33 @@ public:
 private:
   llvm::BumpPtrAllocator Arena;
 };
+
+/// Whether instruction node \p N ends a basic block.
+bool isTerminator(const Node *N);
+
+/// The name a label or a `%name` token gives, without '%' and ':'.
+llvm::StringRef localName(const SyntaxTree &Tree, const Node *N);
+
+/// Every local name written in \p Body (values and labels), to keep
+/// generated names apart from them.
+void collectLocalNames(const SyntaxTree &Tree, const Node *Body,
+                       llvm::StringSet<> &Names);
+
+/// Calls \p Fn on every node below \p Root in source order, without recursion.
+template <typename Fn> void forEachNode(const Node *Root, Fn &&Visit) {
+  llvm::SmallVector<const Node *, 32> Stack;
+  for (const Node *C = Root->First; C; C = C->Next)
+    Stack.push_back(C);
+  std::reverse(Stack.begin(), Stack.end());
+  while (!Stack.empty()) {
+    const Node *N = Stack.pop_back_val();
+    Visit(N);
+    size_t Mark = Stack.size();
+    for (const Node *C = N->First; C; C = C->Next)
+      Stack.push_back(C);
+    std::reverse(Stack.begin() + Mark, Stack.end());
+  }
+}
 
 } // namespace llq
 

@@ -27,6 +27,7 @@
 
 #include "llquote/Template.h"
 #include "Assemble.h"
+#include "InternalNames.h"
 #include "FindTemplates.h"
 #include "Flatten.h"
 #include "Parse.h"
@@ -148,15 +149,16 @@ struct Template::Impl {
       return {Text, 0};
     case Granularity::Instructions:
     case Granularity::Terminator:
-      return wrap("define void @llq.quote() {\nllq.entry:\n",
-                  "\nllq.exit:\n  unreachable\n}\n");
+      return wrap(("define void @" + names::QuoteFn + "() {\n" +
+                   names::EntryLabel + ":\n").str(),
+                  ("\n" + names::ExitLabel + ":\n  unreachable\n}\n").str());
     case Granularity::Blocks:
-      return wrap("define void @llq.quote() {\n",
-                  "\nllq.exit:\n  unreachable\n}\n");
+      return wrap(("define void @" + names::QuoteFn + "() {\n").str(),
+                  ("\n" + names::ExitLabel + ":\n  unreachable\n}\n").str());
     case Granularity::Type:
-      return wrap("%llq.quote = type\n", "\n");
+      return wrap(("%" + names::QuoteFn + " = type\n").str(), "\n");
     case Granularity::Operand:
-      return wrapOperand(Text, "", "llq.quote", "llq.use");
+      return wrapOperand(Text, "", names::QuoteFn, names::UseGlobal);
     case Granularity::Text:
       break;
     }
@@ -174,7 +176,7 @@ struct Template::Impl {
   static Wrapped wrapOperand(StringRef Body, StringRef Params,
                              StringRef Quote, StringRef Use) {
     return wrap(("define void @" + Twine(asmName(Quote)) + "(" + Params +
-                 ") {\nllq.entry:\n  call void (...) @" + asmName(Use) + "(\n")
+                 ") {\n" + names::EntryLabel + ":\n  call void (...) @" + asmName(Use) + "(\n")
                     .str(),
                 Body,
                 "\n)\n  unreachable\n}\ndeclare void @" + asmName(Use) +
@@ -495,7 +497,7 @@ Expected<Type *> Template::instantiateType(Module &M,
 
 Expected<Type *> Template::instantiateType(LLVMContext &Ctx,
                                            const Bindings &Bound) const {
-  Module Scratch("llq.type", Ctx);
+  Module Scratch(names::TypeModule, Ctx);
   return instantiateType(Scratch, Bound);
 }
 
@@ -514,8 +516,8 @@ Expected<Value *> Template::instantiateOperand(Module &M, const Bindings &Bound,
     return wrongUse(*this, "instantiateOperand()", "operand");
   if (Error E = ready(Bound))
     return std::move(E);
-  std::string Quote = freshGlobal(M, "llq.quote");
-  std::string Use = freshGlobal(M, "llq.use");
+  std::string Quote = freshGlobal(M, names::QuoteFn);
+  std::string Use = freshGlobal(M, names::UseGlobal);
   ParamList Params;
   environmentParams(Env, Params, /*Stubs=*/nullptr);
   Wrapped W = Impl::wrapOperand(P->Text, paramText(Params, true), Quote, Use);
@@ -555,7 +557,7 @@ Expected<Fragment> Template::fragment(const Bindings &Bound,
   if (P->G == Granularity::Operand) {
     // The operand without its type, for $opr: the value of the one typed
     // operand, found by reading the spliced text.
-    Wrapped W = Impl::wrapOperand(F.Text, "", "llq.quote", "llq.use");
+    Wrapped W = Impl::wrapOperand(F.Text, "", names::QuoteFn, names::UseGlobal);
     SourceMgr WSM;
     unsigned WID = addBuffer(WSM, W.Text, P->File);
     SyntaxTree Tree(WSM.getMemoryBuffer(WID)->getBuffer());
@@ -676,11 +678,11 @@ Wrapped Emitter::wrapper() const {
   // The function's blocks named by the template are stubs. Each is entered
   // from the wrapper's first block, as the function's are from its entry,
   // so that a value read at a stub's end (by a phi) is the parameter.
-  std::string First = P.G != Granularity::Blocks ? "llq.entry"
+  std::string First = P.G != Granularity::Blocks ? names::EntryLabel.str()
                       : P.FirstLabel             ? *P.FirstLabel
-                                                 : "llq.first";
+                                                 : names::FirstLabel.str();
   if (!Stubs.empty()) {
-    Head += "llq.params:\n  switch i8 0, label %" + asmName(First) + " [";
+    Head += names::ParamsLabel.str() + ":\n  switch i8 0, label %" + asmName(First) + " [";
     for (size_t I = 0; I < Stubs.size(); ++I)
       Head += " i8 " + std::to_string(I + 1) + ", label %" +
               asmName(Stubs[I].first);
@@ -690,8 +692,10 @@ Wrapped Emitter::wrapper() const {
     Head += First + ":\n";
   // An explicit branch: falling through would make the function use the
   // dialect, and phis read their operands differently there.
-  std::string Tail = P.EndsInTerminator ? "\n" : "\n  br label %llq.exit\n";
-  Tail += "llq.exit:\n";
+  std::string Tail = P.EndsInTerminator
+                         ? "\n"
+                         : ("\n  br label %" + names::ExitLabel + "\n").str();
+  Tail += (names::ExitLabel + ":\n").str();
   if (WithLive)
     Tail += "  call void (...) @" + asmName(Live) + "(" + LiveArgs + ")\n";
   Tail += "  unreachable\n";
@@ -712,8 +716,8 @@ Expected<Emitted> Emitter::run(const Bindings &Bound, FrontendOptions Opts) {
     return std::move(E);
   if (Error E = checkEnvironment(Bound))
     return std::move(E);
-  Quote = freshGlobal(*M, "llq.quote");
-  Live = freshGlobal(*M, "llq.live");
+  Quote = freshGlobal(*M, names::QuoteFn);
+  Live = freshGlobal(*M, names::LiveGlobal);
   Wrapped W = wrapper();
   SourceMgr SM;
   unsigned TID = addBuffer(SM, P.Text, P.File);
@@ -740,7 +744,7 @@ Emitted Emitter::takeApart() {
   BasicBlock *Exit = nullptr;
   StringMap<BasicBlock *> StubBlocks;
   for (BasicBlock &Blk : *WF) {
-    if (Blk.getName() == "llq.exit")
+    if (Blk.getName() == names::ExitLabel)
       Exit = &Blk;
     for (const auto &[Name, Target] : Stubs)
       if (Blk.getName() == Name)
@@ -759,7 +763,7 @@ Emitted Emitter::takeApart() {
     if (!V)
       continue;
     Value *After = LiveCall ? LiveCall->getArgOperand(I++) : V;
-    if (!StringRef(Name).starts_with("llq.bound."))
+    if (!StringRef(Name).starts_with(names::BoundPrefix))
       Out.Defined[Name] = After;
   }
   if (LiveCall)

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Verify.h"
+#include "Origins.h"
 #include "Parse.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
@@ -40,20 +41,6 @@ static const Node *findDefine(const SyntaxTree &Tree, StringRef Name) {
       }
   }
   return nullptr;
-}
-
-void llq::recordOrigins(const Module &M, const LoweredText &L,
-                        InstructionOrigins &Origins) {
-  for (const auto &[Name, Offsets] : L.InstOrigins) {
-    const Function *F = M.getFunction(Name);
-    if (!F || F->getInstructionCount() != Offsets.size())
-      continue; // Not as lowering printed it: locate by the old means.
-    size_t Index = 0;
-    for (const Instruction &I : instructions(*F)) {
-      uint32_t Offset = Offsets[Index++];
-      Origins[&I] = Offset;
-    }
-  }
 }
 
 /// The source offset of the instruction of \p F the verifier printed, when
@@ -210,9 +197,11 @@ static void dropBrokenDebugInfo(ArrayRef<Function *> Fs) {
     M.getContext().diagnose(DiagnosticInfoIgnoringInvalidDebugMetadata(M));
 }
 
-Error llq::verifyFunctionsLocated(ArrayRef<Function *> Fs,
-                                  const SyntaxTree &Tree, const SourceMgr &SM,
-                                  unsigned BufferID, OriginSource Origins) {
+
+/// The functions \p Fs of a module that is otherwise not the text's.
+static Error verifyFunctions(ArrayRef<Function *> Fs, const SyntaxTree &Tree,
+                             const SourceMgr &SM, unsigned BufferID,
+                             OriginSource Origins) {
   dropBrokenDebugInfo(Fs);
   for (Function *F : Fs)
     if (!F->isDeclaration())
@@ -223,7 +212,10 @@ Error llq::verifyFunctionsLocated(ArrayRef<Function *> Fs,
 
 Error llq::verifyLocated(Module &M, const SyntaxTree &Tree,
                          const SourceMgr &SM, unsigned BufferID,
-                         OriginSource Origins) {
+                         OriginSource Origins,
+                         const std::vector<Function *> *Only) {
+  if (Only)
+    return verifyFunctions(*Only, Tree, SM, BufferID, Origins);
   dropOtherVersionDebugInfo(M);
   // The common case, one silent verification: a module that passes it,
   // debug info included, is done.
