@@ -26,12 +26,11 @@
 #include "Assemble.h"
 #include "Lower.h"
 #include "Measure.h"
+#include "ReadIR.h"
 #include "Parse.h"
 #include "RestoreSSA.h"
 #include "llquote/Frontend.h"
-#include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -146,13 +145,7 @@ static void yardstick(Input &In) {
     LLVMContext Ctx;
     Check(llq::parseModuleString(In.Buf->getBuffer(), In.Name, Ctx).takeError());
   });
-  BatchFn Reader = batched([&Text] {
-    LLVMContext Ctx;
-    SMDiagnostic Diag;
-    auto M = parseAssemblyString(Text, Diag, Ctx);
-    if (!M || verifyModule(*M))
-      exit(1);
-  });
+  BatchFn Reader = batched([&Text] { readAndVerify(Text); });
   Paired P = comparePaired(Ours, Reader, Reps);
   outs() << format("%-26s %7u %24s %24s %10.2f %20s\n", In.Name.c_str(),
                    OutLines, spread(P.a(), 2, 1e3).c_str(),

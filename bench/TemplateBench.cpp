@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Measure.h"
+#include "ReadIR.h"
 #include "llquote/Template.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/IRBuilder.h"
@@ -80,13 +81,7 @@ int main() {
     if (!M)
       exit(1);
   });
-  BatchFn Parse = batched([&] {
-    LLVMContext Ctx;
-    SMDiagnostic Diag;
-    auto M = parseAssemblyString(Text, Diag, Ctx);
-    if (!M || verifyModule(*M))
-      exit(1);
-  });
+  BatchFn Parse = batched([&] { readAndVerify(Text); });
   Paired P = comparePaired(Inst, Parse, Reps);
   outs() << "median [min-max] over " << Reps << " interleaved repetitions\n"
          << "instantiate cached template, us:  " << spread(P.a(), 1, 1e6) << "\n"
