@@ -12,6 +12,7 @@
 
 #include "Assemble.h"
 #include "Parse.h"
+#include "Tokens.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/AsmParser/LLParser.h"
 #include "llvm/AsmParser/SlotMapping.h"
@@ -171,20 +172,16 @@ Expected<Type *> llq::assembleType(const LoweredText &L, const SourceMgr &SM,
     if (T->hasName())
       Slots.NamedTypes[T->getName()] = T;
   StringRef Text = L.text();
-  for (size_t At = Text.find('%'); At != StringRef::npos;
-       At = Text.find('%', At + 1)) {
-    size_t End = At + 1;
-    while (End < Text.size() && (isAlnum(Text[End]) || Text[End] == '.' ||
-                                 Text[End] == '_' || Text[End] == '-' ||
-                                 Text[End] == '$'))
-      ++End;
-    StringRef Name = Text.slice(At + 1, End);
-    if (Name.empty() || Slots.NamedTypes.count(Name))
+  for (const Token &T : lexTokens(Text)) {
+    if (T.Class != Token::LocalName)
       continue;
-    if (StructType *T = StructType::getTypeByName(M.getContext(), Name))
-      Slots.NamedTypes[Name] = T;
+    std::string Name = nameOfToken(Text.slice(T.Range.Begin, T.Range.End));
+    if (Slots.NamedTypes.count(Name))
+      continue;
+    if (StructType *Ty = StructType::getTypeByName(M.getContext(), Name))
+      Slots.NamedTypes[Name] = Ty;
     else
-      return makeError(SM, locAt(SM, BufferID, L.Map.toSource(At)),
+      return makeError(SM, locAt(SM, BufferID, L.Map.toSource(T.Range.Begin)),
                        "use of undefined type named '" + Name + "'");
   }
   LLParser Parser(L.text(), LoweredSM, Diag, const_cast<Module *>(&M),

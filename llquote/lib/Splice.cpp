@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Splice.h"
+#include "Tokens.h"
 #include "Parse.h"
 #include "PrintedType.h"
 #include "llquote/Diagnostics.h"
@@ -66,44 +67,16 @@ const char *Binding::describe() const {
   llvm_unreachable("unknown binding kind");
 }
 
-/// The local names a fragment defines: `%name =` outside comments and
-/// strings, and block labels.
+/// The local names a fragment defines (`%name =`), as written without '%'.
+/// A label it defines twice with the template is LLVM's redefinition error.
 static std::vector<std::string> definedNames(StringRef Text) {
   std::vector<std::string> Names;
-  size_t I = 0;
-  auto NameChar = [](char C) {
-    return isAlnum(C) || C == '-' || C == '$' || C == '.' || C == '_';
-  };
-  while (I < Text.size()) {
-    char C = Text[I];
-    if (C == ';') {
-      I = Text.find('\n', I);
-      continue;
-    }
-    if (C == '"' && (I == 0 || Text[I - 1] != '%')) {
-      I = Text.find('"', I + 1);
-      I = I == StringRef::npos ? I : I + 1;
-      continue;
-    }
-    if (C != '%') {
-      ++I;
-      continue;
-    }
-    size_t Start = ++I;
-    if (I < Text.size() && Text[I] == '"') {
-      size_t End = Text.find('"', I + 1);
-      if (End == StringRef::npos)
-        break;
-      I = End + 1;
-    } else {
-      while (I < Text.size() && NameChar(Text[I]))
-        ++I;
-    }
-    StringRef Name = Text.slice(Start, I);
-    size_t After = Text.find_first_not_of(" \t", I);
-    if (!Name.empty() && After != StringRef::npos && Text[After] == '=')
-      Names.push_back(Name.str());
-  }
+  std::vector<Token> Tokens = lexTokens(Text);
+  for (size_t I = 0; I + 1 < Tokens.size(); ++I)
+    if (Tokens[I].Class == Token::LocalName &&
+        Tokens[I + 1].Class == Token::Equal)
+      Names.push_back(Text.slice(Tokens[I].Range.Begin + 1, Tokens[I].Range.End)
+                          .str());
   return Names;
 }
 

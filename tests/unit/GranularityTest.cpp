@@ -353,6 +353,11 @@ TEST_CASE("type_templates") {
   Template Unknown("%nosuch", "k.cpp", 2, 7, Granularity::Type);
   CHECK(errorOf(Unknown.instantiateType(M)).find(
             "k.cpp:2:7: error: use of undefined type named 'nosuch'") == 0);
+  // A quoted name is a name too: it is not made up as a new opaque type.
+  Template Quoted("{ i8, %\"no such\" }", "k.cpp", 2, 7, Granularity::Type);
+  CHECK(errorOf(Quoted.instantiateType(M)).find(
+            "k.cpp:2:13: error: use of undefined type named 'no such'") == 0);
+  CHECK(StructType::getTypeByName(Ctx, "no such") == nullptr);
 }
 
 TEST_CASE("operand_templates") {

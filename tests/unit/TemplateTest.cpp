@@ -146,6 +146,17 @@ TEST_CASE("fragment_capturing_a_template_variable_is_an_error") {
   CHECK(E.find("k.cpp:2:3: error: the fragment bound to 'body' defines '%t', "
                "which the template also uses") == 0);
   CHECK(E.find("k.cpp:1:19: note: the template's '%t' is here") != std::string::npos);
+  // The definition's '=' may stand on the next line, as LLVM allows.
+  E = firstError(T.instantiate(
+      Ctx, {{"body", Fragment("%t\n    = mul i64 %t, 2\n%u = add i64 %t, 1")}}));
+  CHECK(E.find("k.cpp:2:3: error: the fragment bound to 'body' defines '%t', "
+               "which the template also uses") == 0);
+  // Written in a comment or a string, it defines nothing.
+  auto Commented = T.instantiate(
+      Ctx, {{"body", Fragment("; %t = 0\n%u = add i64 %t, 1")}});
+  CHECK(static_cast<bool>(Commented));
+  if (!Commented)
+    consumeError(Commented.takeError());
   // Listed as an output, the same fragment assigns the template's %t.
   auto M = T.instantiate(Ctx, {{"body", Fragment("%t = mul i64 %t, 2", {"t"})}});
   CHECK(static_cast<bool>(M));
