@@ -23,6 +23,16 @@
 //   <one stub block per block of the environment>
 //   }
 //
+// Why a wrapper, and not instructions built at the IRBuilder's point: the
+// template's instructions are read by LLVM's assembler, the one reader of
+// every form LLVM IR has, and it reads whole functions into a module, never
+// instructions into a function being built. A function whose parameters
+// are the environment's values is the smallest text it reads that means
+// the template; moving its blocks to the builder's point and replacing its
+// parameters by the values is then plain IR surgery, checked by the
+// verifier in the tests. Building at the point directly needs a reader of
+// our own for the whole instruction set, which the front end does not have.
+//
 //===----------------------------------------------------------------------===//
 
 #include "llquote/Template.h"
