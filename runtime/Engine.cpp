@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/runtime/Engine.h"
+#include "llquote/runtime/KernelFiles.h"
 #include "KernelCache.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
@@ -927,5 +928,72 @@ orc::JITDylib &Engine::mainJITDylib() { return JIT->getMainJITDylib(); }
 std::string Engine::diskCacheDir() const {
   return Disk ? Disk->directory() : std::string();
 }
+
+struct KernelFiles::Impl {
+  std::string Triple, CPU;
+  std::unique_ptr<detail::VerboseLog> Log;
+  std::unique_ptr<detail::DiskObjectCache> Disk;
+};
+
+llvm::Expected<std::unique_ptr<KernelFiles>>
+KernelFiles::open(const EngineOptions &Options, StringRef Triple,
+                  StringRef CPU, StringRef Extension) {
+  llvm::Expected<bool> On = switchFrom(Options.DiskCache, "LLQ_CACHE", true);
+  if (!On)
+    return On.takeError();
+  if (!*On)
+    return nullptr;
+  llvm::Expected<std::string> Root = cacheRoot(Options);
+  if (!Root)
+    return Root.takeError();
+  if (Root->empty())
+    return nullptr;
+  llvm::Expected<bool> Verbose =
+      switchFrom(Options.Verbose, "LLQ_VERBOSE", false);
+  if (!Verbose)
+    return Verbose.takeError();
+  auto I = std::make_unique<Impl>();
+  I->Triple = Triple.str();
+  I->CPU = CPU.str();
+  I->Log = std::make_unique<detail::VerboseLog>(*Verbose, Options.Log);
+  I->Disk = std::make_unique<detail::DiskObjectCache>(
+      detail::cacheDirectory(*Root, LLVM_VERSION_STRING, Triple, CPU), *I->Log,
+      ("." + Extension).str());
+  return std::unique_ptr<KernelFiles>(new KernelFiles(std::move(I)));
+}
+
+KernelFiles::KernelFiles(std::unique_ptr<Impl> I) : P(std::move(I)) {}
+KernelFiles::~KernelFiles() = default;
+
+std::string KernelFiles::key(Module &M, StringRef Features, unsigned OptLevel,
+                             bool FastMath) const {
+  detail::CodegenIdentity Id;
+  Id.Triple = P->Triple;
+  Id.CPU = P->CPU;
+  Id.Features = Features.str();
+  Id.OptLevel = OptLevel;
+  Id.FastMath = FastMath;
+  return detail::toHex(detail::computeKernelKey(M, Id));
+}
+
+std::optional<std::string> KernelFiles::load(StringRef Key) {
+  std::optional<detail::KernelKey> K = detail::keyFromHex(Key);
+  return K ? P->Disk->load(*K) : std::nullopt;
+}
+
+void KernelFiles::store(StringRef Key, StringRef Bytes) {
+  if (std::optional<detail::KernelKey> K = detail::keyFromHex(Key))
+    P->Disk->save(*K, Bytes);
+}
+
+std::string KernelFiles::path(StringRef Key) const {
+  return P->Disk->entryPath(Key);
+}
+
+const std::string &KernelFiles::directory() const {
+  return P->Disk->directory();
+}
+
+uint64_t KernelFiles::rejects() const { return P->Disk->rejects(); }
 
 } // namespace llq::rt

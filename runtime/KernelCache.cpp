@@ -162,14 +162,12 @@ void VerboseLog::line(const Twine &Text) {
 
 std::string DiskObjectCache::entryPath(StringRef KeyHex) const {
   SmallString<256> Path(Dir);
-  sys::path::append(Path, KeyHex + ".o");
+  sys::path::append(Path, KeyHex + Extension);
   return std::string(Path);
 }
 
-std::unique_ptr<MemoryBuffer> DiskObjectCache::getObject(const Module *M) {
-  std::optional<KernelKey> Key = keyFromHex(M->getModuleIdentifier());
-  assert(Key && "the engine names modules after their key");
-  std::string Path = entryPath(M->getModuleIdentifier());
+std::optional<std::string> DiskObjectCache::load(const KernelKey &Key) {
+  std::string Path = entryPath(toHex(Key));
   // IsVolatile: read, do not map. A mapping would see another process's
   // writes to the file after the checksum was taken.
   ErrorOr<std::unique_ptr<MemoryBuffer>> File =
@@ -177,8 +175,8 @@ std::unique_ptr<MemoryBuffer> DiskObjectCache::getObject(const Module *M) {
                             /*RequiresNullTerminator=*/false,
                             /*IsVolatile=*/true);
   if (!File)
-    return nullptr; // No entry yet (or unreadable): compile.
-  llvm::Expected<StringRef> Object = decodeEntry((*File)->getBuffer(), *Key);
+    return std::nullopt; // No entry yet (or unreadable): compile.
+  llvm::Expected<StringRef> Object = decodeEntry((*File)->getBuffer(), Key);
   if (!Object) {
     ++Rejects;
     Log.line("disk cache entry " + Path + " rejected (" +
@@ -186,18 +184,31 @@ std::unique_ptr<MemoryBuffer> DiskObjectCache::getObject(const Module *M) {
     // Another process may have just replaced the bad entry with a good one;
     // deleting that costs one compile later, never a wrong load.
     sys::fs::remove(Path);
-    return nullptr;
+    return std::nullopt;
   }
+  return Object->str();
+}
+
+std::unique_ptr<MemoryBuffer> DiskObjectCache::getObject(const Module *M) {
+  std::optional<KernelKey> Key = keyFromHex(M->getModuleIdentifier());
+  assert(Key && "the engine names modules after their key");
+  std::optional<std::string> Object = load(*Key);
+  if (!Object)
+    return nullptr;
   return MemoryBuffer::getMemBufferCopy(*Object, M->getModuleIdentifier());
 }
 
 void DiskObjectCache::notifyObjectCompiled(const Module *M,
                                            MemoryBufferRef Obj) {
-  if (WritesOff.load())
-    return;
   std::optional<KernelKey> Key = keyFromHex(M->getModuleIdentifier());
   assert(Key && "the engine names modules after their key");
-  Error Err = store(*Key, Obj.getBuffer());
+  save(*Key, Obj.getBuffer());
+}
+
+void DiskObjectCache::save(const KernelKey &Key, StringRef Bytes) {
+  if (WritesOff.load())
+    return;
+  Error Err = store(Key, Bytes);
   if (!Err)
     return;
   // Only the first failure is told: the ones after it are not tried.

@@ -105,8 +105,10 @@ private:
 /// its key in hex (toHex) when it is passed here.
 class DiskObjectCache : public llvm::ObjectCache {
 public:
-  DiskObjectCache(std::string Dir, VerboseLog &Log)
-      : Dir(std::move(Dir)), Log(Log) {}
+  /// Entries are <Dir>/<key-hex><Extension>.
+  DiskObjectCache(std::string Dir, VerboseLog &Log,
+                  std::string Extension = ".o")
+      : Dir(std::move(Dir)), Extension(std::move(Extension)), Log(Log) {}
 
   /// Stores Obj atomically. A failure to write (an unwritable or full disk,
   /// a file where the directory should be) costs only later compiles: it
@@ -118,6 +120,13 @@ public:
   /// entry; an untrustworthy one is deleted and counted in rejects().
   std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module *M) override;
 
+  /// The bytes stored under \p Key, or none (an untrustworthy entry is
+  /// deleted and counted in rejects()). What getObject() reads.
+  std::optional<std::string> load(const KernelKey &Key);
+  /// Stores \p Bytes under \p Key, as notifyObjectCompiled() does: a
+  /// failure is logged once and turns writes off.
+  void save(const KernelKey &Key, llvm::StringRef Bytes);
+
   const std::string &directory() const { return Dir; }
   std::string entryPath(llvm::StringRef KeyHex) const;
   uint64_t rejects() const { return Rejects.load(); }
@@ -128,6 +137,7 @@ private:
   llvm::Error store(const KernelKey &Key, llvm::StringRef Object);
 
   std::string Dir;
+  std::string Extension;
   VerboseLog &Log;
   std::atomic<uint64_t> Rejects{0};
   std::atomic<bool> WritesOff{false};

@@ -3,7 +3,9 @@
 // See Gpu.h. The pieces, in the order a kernel meets them:
 //   - gpuLower: retargets the module, adds the kernels (KernelTemplate),
 //     redirects calls (prepareCalls), links libdevice and optimises;
-//   - gpuPTX: the NVPTX target's assembly printer;
+//   - gpuPTX: the NVPTX target's assembly printer; gpuCachedPTX puts the
+//     disk cache (rt::KernelFiles, <key>.ptx beside the engine's objects)
+//     in front of both;
 //   - GpuBackend::compile / launch: the driver loads the PTX and runs each
 //     phase on a 1-D grid;
 //   - GpuBackend::allocate / scratch / resident: managed memory.
@@ -11,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Gpu.h"
+#include "llquote/runtime/KernelFiles.h"
 #include "llquote/runtime/Cuda.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
@@ -25,6 +28,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -164,6 +168,10 @@ public:
 
   llvm::Error lower(llvm::Module &M, const KernelGen &G, bool Optimize);
   llvm::Expected<std::string> ptx(llvm::Module &M);
+  /// The PTX of the generated module \p M: from the disk cache, or lowered
+  /// and compiled and then stored there. \p FromDisk says which.
+  llvm::Expected<std::string> cachedPTX(llvm::Module &M, const KernelGen &G,
+                                        bool &FromDisk);
 
 private:
   GpuBackend() = default;
@@ -181,6 +189,8 @@ private:
   unsigned Threads = 1;
   /// libdevice's bitcode, read on first need.
   std::unique_ptr<llvm::MemoryBuffer> Libdevice;
+  /// PTX on disk, beside the engine's objects; null without a disk cache.
+  std::unique_ptr<rt::KernelFiles> Files;
   std::mutex CompileLock;
 };
 
@@ -241,6 +251,14 @@ GpuBackend::create(const RuntimeOptions &O) {
         "architecture such as sm_90)",
         Want));
   B->Arch = Want;
+  rt::EngineOptions EO;
+  EO.Verbose = O.Verbose;
+  EO.DiskCache = O.DiskCache;
+  EO.CacheDir = O.CacheDir;
+  auto Files = rt::KernelFiles::open(EO, PtxTriple, Want, "ptx");
+  if (!Files)
+    return Files.takeError();
+  B->Files = std::move(*Files);
   return B;
 }
 
@@ -438,6 +456,40 @@ llvm::Expected<std::string> GpuBackend::ptx(llvm::Module &M) {
   return std::string(Text.str());
 }
 
+/// What, besides the module, decides the PTX: the architecture's PTX
+/// version, and the libdevice that math functions come from (its path,
+/// size and time: a new CUDA installation compiles anew).
+static std::string ptxIdentity(const std::string &Arch) {
+  std::string Id = ptxFeature(Arch);
+  llvm::sys::fs::file_status St;
+  std::string Lib = libdevicePath();
+  if (!llvm::sys::fs::status(Lib, St))
+    Id += fmt::format(";libdevice={};{};{}", Lib, St.getSize(),
+                      St.getLastModificationTime().time_since_epoch().count());
+  return Id;
+}
+
+llvm::Expected<std::string> GpuBackend::cachedPTX(llvm::Module &M,
+                                                  const KernelGen &G,
+                                                  bool &FromDisk) {
+  FromDisk = false;
+  std::string Key;
+  if (Files) {
+    // Fast math and every other choice of the skeleton are in the module.
+    Key = Files->key(M, ptxIdentity(Arch), /*OptLevel=*/3, /*FastMath=*/false);
+    if (std::optional<std::string> Hit = Files->load(Key)) {
+      FromDisk = true;
+      return std::move(*Hit);
+    }
+  }
+  if (llvm::Error E = lower(M, G, /*Optimize=*/true))
+    return std::move(E);
+  auto Text = ptx(M);
+  if (Text && Files)
+    Files->store(Key, *Text);
+  return Text;
+}
+
 llvm::Error GpuBackend::compile(std::unique_ptr<llvm::Module> M,
                                 std::unique_ptr<llvm::LLVMContext> Ctx,
                                 const KernelGen &G, Kernel &K,
@@ -445,9 +497,8 @@ llvm::Error GpuBackend::compile(std::unique_ptr<llvm::Module> M,
   // The module dies before its context, whichever way this returns.
   std::unique_ptr<llvm::LLVMContext> OwnCtx = std::move(Ctx);
   std::unique_ptr<llvm::Module> OwnM = std::move(M);
-  if (llvm::Error E = lower(*OwnM, G, /*Optimize=*/true))
-    return E;
-  auto Text = ptx(*OwnM);
+  bool FromDisk = false;
+  auto Text = cachedPTX(*OwnM, G, FromDisk);
   if (!Text)
     return Text.takeError();
   if (!D)
@@ -465,7 +516,8 @@ llvm::Error GpuBackend::compile(std::unique_ptr<llvm::Module> M,
       return failure(F.message());
     K.Device.push_back(*F);
   }
-  How = "compiled to PTX for " + Arch + " and loaded by the driver";
+  How = FromDisk ? "PTX for " + Arch + " from the disk cache, loaded by the driver"
+                 : "compiled to PTX for " + Arch + " and loaded by the driver";
   return llvm::Error::success();
 }
 
@@ -571,6 +623,13 @@ llvm::Error llq::detail::gpuLower(Backend &B, llvm::Module &M,
 
 llvm::Expected<std::string> llq::detail::gpuPTX(Backend &B, llvm::Module &M) {
   return static_cast<GpuBackend &>(B).ptx(M);
+}
+
+llvm::Expected<std::string> llq::detail::gpuCachedPTX(Backend &B,
+                                                      llvm::Module &M,
+                                                      const KernelGen &G,
+                                                      bool &FromDisk) {
+  return static_cast<GpuBackend &>(B).cachedPTX(M, G, FromDisk);
 }
 
 llvm::Error llq::gpuAvailable() {

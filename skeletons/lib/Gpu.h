@@ -29,8 +29,14 @@ llvm::Expected<std::unique_ptr<Backend>> makeGpuBackend(const RuntimeOptions &O)
 llvm::Error gpuLower(Backend &B, llvm::Module &M, const KernelGen &G,
                      bool Optimize);
 
-/// The PTX of M after gpuLower(..., Optimize = true).
+/// The PTX of M after gpuLower(..., Optimize = true), made now.
 llvm::Expected<std::string> gpuPTX(Backend &B, llvm::Module &M);
+
+/// The PTX of M, which G wrote: from B's disk cache, or made by gpuLower
+/// (with Optimize) and the NVPTX target, then stored there. FromDisk says
+/// which.
+llvm::Expected<std::string> gpuCachedPTX(Backend &B, llvm::Module &M,
+                                         const KernelGen &G, bool &FromDisk);
 
 } // namespace llq::detail
 

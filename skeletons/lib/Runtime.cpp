@@ -153,6 +153,8 @@ public:
     EO.CPU = O.CPU;
     EO.OptLevel = O.OptLevel;
     EO.Verbose = O.Verbose;
+    EO.DiskCache = O.DiskCache;
+    EO.CacheDir = O.CacheDir;
     auto E = rt::Engine::create(EO);
     if (!E)
       throw ArrayError("llquote: cannot start the JIT: " +
@@ -438,10 +440,11 @@ llvm::Expected<std::string> RuntimeImpl::kernelCode(const NodeRef &N,
   if (!M)
     return M.takeError();
   if (B->kind() == BackendKind::GPU) {
-    if (llvm::Error E = gpuLower(*B, **M, G, Optimized || PTX))
-      return std::move(E);
+    bool FromDisk = false;
     if (PTX)
-      return gpuPTX(*B, **M);
+      return gpuCachedPTX(*B, **M, G, FromDisk);
+    if (llvm::Error E = gpuLower(*B, **M, G, Optimized))
+      return std::move(E);
   } else if (Optimized) {
     if (llvm::Error E = Eng->optimize(**M))
       return std::move(E);

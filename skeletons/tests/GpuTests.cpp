@@ -10,6 +10,9 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "llquote/Skeletons.h"
 #include "llquote/runtime/Cuda.h"
+#include "llquote/runtime/KernelFiles.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
@@ -27,6 +30,7 @@ Runtime &compiler() {
     O.Backend = BackendKind::GPU;
     O.CompileOnly = true;
     O.GpuArch = "sm_90";
+    O.DiskCache = false; // Every run compiles: these tests are of the compiler.
     return O;
   }());
   return R;
@@ -272,6 +276,77 @@ TEST_CASE("what the GPU cannot run is an error, not a crash") {
                        ArrayError);
 
   CHECK(!Runtime().kernelPTX(map(Twice, X)));
+}
+
+/// Every file under \p Root whose name ends in \p Suffix.
+std::vector<std::string> filesUnder(llvm::StringRef Root, llvm::StringRef Suffix) {
+  std::vector<std::string> Found;
+  std::error_code EC;
+  for (llvm::sys::fs::recursive_directory_iterator I(Root, EC), E; I != E && !EC;
+       I.increment(EC))
+    if (llvm::StringRef(I->path()).ends_with(Suffix))
+      Found.push_back(I->path());
+  return Found;
+}
+
+TEST_CASE("PTX is kept on disk beside the engine's objects; a damaged entry is rebuilt") {
+  llvm::SmallString<128> Root;
+  REQUIRE(!llvm::sys::fs::createUniqueDirectory("llq-ptx-cache", Root));
+  auto Options = [&] {
+    RuntimeOptions O;
+    O.Backend = BackendKind::GPU;
+    O.CompileOnly = true;
+    O.GpuArch = "sm_90";
+    O.DiskCache = true;
+    O.CacheDir = std::string(Root);
+    return O;
+  };
+  Array<float> X = fromVector(std::vector<float>(64, 1.0f));
+  auto Twice = LLQ_FN("float (float %x)", "%r = fadd float %x, %x");
+  auto PTX = [&] {
+    Runtime R(Options());
+    auto P = R.kernelPTX(map(Twice, X));
+    if (!P)
+      FAIL(llvm::toString(P.takeError()));
+    return *P;
+  };
+  std::string First = PTX();
+  std::vector<std::string> Entries = filesUnder(Root, ".ptx");
+  REQUIRE(Entries.size() == 1);
+  CHECK(llvm::StringRef(Entries[0]).contains("/nvptx64-nvidia-cuda/sm_90/"));
+
+  // A second Runtime reads the entry instead of compiling: what is stored
+  // under the key comes back, marked.
+  rt::EngineOptions EO;
+  EO.DiskCache = true;
+  EO.CacheDir = std::string(Root);
+  auto Files = rt::KernelFiles::open(EO, "nvptx64-nvidia-cuda", "sm_90", "ptx");
+  REQUIRE(bool(Files));
+  REQUIRE(*Files != nullptr);
+  std::string Key = llvm::sys::path::stem(Entries[0]).str();
+  (*Files)->store(Key, "// from the disk cache\n" + First);
+  CHECK(PTX() == "// from the disk cache\n" + First);
+
+  // Damaged: deleted, compiled again, stored again.
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Entries[0], EC);
+    REQUIRE(!EC);
+    OS << "not an entry";
+  }
+  CHECK(PTX() == First);
+  CHECK((*Files)->load(Key) == First);
+  CHECK((*Files)->rejects() == 0); // The Runtime's reader rejected it, not this one.
+
+  // Switched off, nothing is read or written.
+  auto Off = rt::KernelFiles::open([&] {
+    rt::EngineOptions O = EO;
+    O.DiskCache = false;
+    return O;
+  }(), "nvptx64-nvidia-cuda", "sm_90", "ptx");
+  REQUIRE(bool(Off));
+  CHECK(*Off == nullptr);
+  llvm::sys::fs::remove_directories(Root);
 }
 
 TEST_CASE("without a driver the GPU backend says why") {

@@ -413,6 +413,12 @@ struct RuntimeOptions {
   /// For BackendKind::GPU, the architecture to compile for ("sm_90");
   /// unset: LLQ_GPU_ARCH, else the device's, else sm_90.
   std::optional<std::string> GpuArch;
+  /// Whether compiled kernels (objects, PTX) are kept on disk; unset:
+  /// LLQ_CACHE, else on.
+  std::optional<bool> DiskCache;
+  /// The root of that disk cache; unset: LLQ_CACHE_DIR, else
+  /// $XDG_CACHE_HOME/llquote, else $HOME/.cache/llquote.
+  std::optional<std::string> CacheDir;
   /// For BackendKind::GPU: compile only, with no device or driver needed.
   /// kernelIR() and kernelPTX() work; run() fails.
   bool CompileOnly = false;
