@@ -8,8 +8,8 @@
 # With LLQ_STATIC_LLVM=ON, the components llquote uses are linked statically
 # instead, with libstdc++, libgcc and fmt (header-only), so that a binary runs
 # on a machine that has no LLVM 19 (the GPU machine, say): it then needs only
-# the C library, zlib, zstd and libtinfo. Linking is slower and each binary
-# is some 60 MB, so this is for building the binaries to carry, not for
+# the C library, zlib and zstd. Linking is slower and each binary
+# is 60 to 120 MB, so this is for building the binaries to carry, not for
 # development. llq_use_all_llvm_targets(<target>) adds every target LLVM was
 # built with, for a tool that initializes them all (llquote-fmt).
 #
