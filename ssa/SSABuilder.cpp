@@ -39,7 +39,52 @@ enum class ValueKind : uint8_t { Plain, Phi, Undef, NoValue };
 /// operand lists are not final.
 enum class PhiState : uint8_t { Incomplete, Filling, Complete };
 
+/// The value of each variable at the current end of one block, whether the
+/// client defined it there or a read recorded what it found. A block holds
+/// few, so they sit in the block itself and are searched in order; a block
+/// that holds many moves them to a map. Kept with the block, a read that
+/// walks from a block to its predecessors touches memory it already has in
+/// cache, which a map over all blocks did not. Only looked up, never
+/// iterated, so the map's hashing cannot change the output.
+class BlockDefs {
+public:
+  uint32_t lookup(uint32_t Var) const {
+    if (!Many.empty()) {
+      auto It = Many.find(Var);
+      return It == Many.end() ? NoId : It->second;
+    }
+    for (const auto &[V, Val] : Few)
+      if (V == Var)
+        return Val;
+    return NoId;
+  }
+  void set(uint32_t Var, uint32_t Val) {
+    if (!Many.empty()) {
+      Many[Var] = Val;
+      return;
+    }
+    for (auto &[V, Old] : Few)
+      if (V == Var) {
+        Old = Val;
+        return;
+      }
+    Few.push_back({Var, Val});
+    if (Few.size() > MaxFew) {
+      for (const auto &[V, X] : Few)
+        Many[V] = X;
+      Few.clear();
+    }
+  }
+
+private:
+  static constexpr size_t MaxFew = 8;
+  llvm::SmallVector<std::pair<uint32_t, uint32_t>, 2> Few;
+  /// Keyed wide, so that no variable id is one of DenseMap's reserved keys.
+  llvm::DenseMap<uint64_t, uint32_t> Many;
+};
+
 struct BlockInfo {
+  BlockDefs Defs;
   llvm::SmallVector<Block, 2> Preds;
   /// The phis reads left here while the block was unsealed, in creation order.
   llvm::SmallVector<uint32_t, 2> IncompletePhis;
@@ -92,10 +137,6 @@ struct Frame {
   uint32_t B = 0;
 };
 
-uint64_t defKey(uint32_t Var, uint32_t BlockId) {
-  return (uint64_t(Var) << 32) | BlockId;
-}
-
 } // namespace
 
 class SSABuilder::Impl {
@@ -103,10 +144,6 @@ public:
   std::vector<BlockInfo> Blocks;
   std::vector<ValueInfo> Values;
   std::vector<PhiInfo> Phis;
-  /// The value of each variable at the current end of each block, whether
-  /// the client defined it there or a read recorded what it found. Only
-  /// looked up, never iterated, so its hashing cannot change the output.
-  llvm::DenseMap<uint64_t, uint32_t> Defs;
   bool Finished = false;
   std::vector<Value> Surviving;
 
@@ -225,8 +262,8 @@ uint32_t SSABuilder::Impl::newPhi(uint32_t BlockId, uint32_t Var,
 }
 
 uint32_t SSABuilder::Impl::lookupDef(uint32_t Var, uint32_t BlockId) const {
-  auto It = Defs.find(defKey(Var, BlockId));
-  return It == Defs.end() ? NoId : resolveId(It->second);
+  uint32_t Def = Blocks[BlockId].Defs.lookup(Var);
+  return Def == NoId ? NoId : resolveId(Def);
 }
 
 //===----------------------------------------------------------------------===//
@@ -291,19 +328,19 @@ void SSABuilder::Impl::readFrame(uint32_t Start, bool ConsultsStart) {
       // A read in unreachable code sees the definitions made before it in
       // its own block and nothing else: no phi is ever needed there.
       Result = newValue(ValueKind::NoValue, Cur, ReadVar);
-      Defs[defKey(ReadVar, Cur)] = Result;
+      Blocks[Cur].Defs.set(ReadVar, Result);
       break;
     }
     if (!BI.Sealed) {
       // Predecessors may still come: sealBlock will complete this phi.
       Result = newPhi(Cur, ReadVar, PhiState::Incomplete);
       Blocks[Cur].IncompletePhis.push_back(Result);
-      Defs[defKey(ReadVar, Cur)] = Result;
+      Blocks[Cur].Defs.set(ReadVar, Result);
       break;
     }
     if (BI.Preds.empty()) {
       Result = newValue(ValueKind::Undef, Cur, ReadVar);
-      Defs[defKey(ReadVar, Cur)] = Result;
+      Blocks[Cur].Defs.set(ReadVar, Result);
       break;
     }
     if (BI.Preds.size() == 1 && BI.WalkMark != Walk) {
@@ -316,7 +353,7 @@ void SSABuilder::Impl::readFrame(uint32_t Start, bool ConsultsStart) {
     // defines nothing. Recording the phi before its operands are read is
     // what stops the reads that come back around a cycle.
     uint32_t P = newPhi(Cur, ReadVar, PhiState::Filling);
-    Defs[defKey(ReadVar, Cur)] = P;
+    Blocks[Cur].Defs.set(ReadVar, P);
     if (Chain.size() > Base)
       Frames.push_back(Frame{Frame::WriteChain, false, Base});
     Frames.push_back(Frame{Frame::FillPhi, false, P, 0});
@@ -329,7 +366,7 @@ void SSABuilder::Impl::writeChain(uint32_t Base) {
   // Recording the answer in every block of the walk is what makes the next
   // read through them take one step (the paper's writeVariable).
   for (size_t I = Base; I < Chain.size(); ++I)
-    Defs[defKey(ReadVar, Chain[I])] = Result;
+    Blocks[Chain[I]].Defs.set(ReadVar, Result);
   Chain.resize(Base);
 }
 
@@ -905,7 +942,7 @@ void SSABuilder::defVar(Variable Var, Value Val, Block B) {
   assert(Val.Id < I->Values.size() && "unknown value");
   assert(!I->Blocks[B.Id].Filled &&
          "defVar in a block a successor has already read through");
-  I->Defs[defKey(Var.Id, B.Id)] = Val.Id;
+  I->Blocks[B.Id].Defs.set(Var.Id, Val.Id);
 }
 
 Value SSABuilder::useVar(Variable Var, Block B) {
