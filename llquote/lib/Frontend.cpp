@@ -422,9 +422,11 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
   Expected<LoweredText> Lowered = lowerSyntax(Tree, SM, BufferID, LowerOpts);
   if (!Lowered)
     return Lowered.takeError();
-  if (T.Into)
+  if (T.Into) {
+    Phase("into", "Assemble, restore SSA and verify, into a module");
     return assembleIntoExisting(*Lowered, Tree, SM, BufferID, *T.Into, Opts,
                                 T.Added);
+  }
   Phase("assemble", "Assemble (LLVM's parser)");
   Expected<std::unique_ptr<Module>> M =
       assembleModule(*Lowered, SM, BufferID, T.Ctx);

@@ -170,15 +170,23 @@ static bool hasMistypedGlobalVariableExpression(const Module &M) {
   return false;
 }
 
-/// Whether \p M's debug info is broken, found without a report: LLVM 19's
+/// Whether \p M verifies, debug info included, found without a report, and
+/// in \p BrokenDebugInfo whether its debug info is broken: LLVM 19's
 /// verifier crashes while it prints some broken debug records (a `metadata
 /// !{}` variable, a record without a location), so this runs before any
 /// verification that prints.
+static bool verifiesSilently(const Module &M, bool &BrokenDebugInfo) {
+  BrokenDebugInfo = hasMistypedGlobalVariableExpression(M);
+  if (BrokenDebugInfo)
+    return false;
+  return !verifyModule(M, /*OS=*/nullptr, &BrokenDebugInfo) &&
+         !BrokenDebugInfo;
+}
+
+/// Whether \p M's debug info is broken (verifiesSilently).
 static bool debugInfoIsBroken(const Module &M) {
-  if (hasMistypedGlobalVariableExpression(M))
-    return true;
-  bool BrokenDebugInfo = false;
-  verifyModule(M, /*OS=*/nullptr, &BrokenDebugInfo);
+  bool BrokenDebugInfo;
+  verifiesSilently(M, BrokenDebugInfo);
   return BrokenDebugInfo;
 }
 
@@ -196,7 +204,6 @@ static void dropBrokenDebugInfo(ArrayRef<Function *> Fs) {
   if (Stripped)
     M.getContext().diagnose(DiagnosticInfoIgnoringInvalidDebugMetadata(M));
 }
-
 
 /// The functions \p Fs of a module that is otherwise not the text's.
 static Error verifyFunctions(ArrayRef<Function *> Fs, const SyntaxTree &Tree,
@@ -219,10 +226,8 @@ Error llq::verifyLocated(Module &M, const SyntaxTree &Tree,
   dropOtherVersionDebugInfo(M);
   // The common case, one silent verification: a module that passes it,
   // debug info included, is done.
-  bool MaybeMistyped = hasMistypedGlobalVariableExpression(M);
-  bool BrokenDebugInfo = MaybeMistyped;
-  if (!MaybeMistyped && !verifyModule(M, /*OS=*/nullptr, &BrokenDebugInfo) &&
-      !BrokenDebugInfo)
+  bool BrokenDebugInfo;
+  if (verifiesSilently(M, BrokenDebugInfo))
     return Error::success();
   // Broken debug info is dropped with a warning, as LLVM's reader does.
   if (BrokenDebugInfo) {

@@ -17,9 +17,9 @@
 #include "Origins.h"
 #include "Syntax.h"
 #include "llvm/IR/Module.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
+#include <vector>
 
 namespace llq {
 
