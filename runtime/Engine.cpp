@@ -938,27 +938,19 @@ struct KernelFiles::Impl {
 llvm::Expected<std::unique_ptr<KernelFiles>>
 KernelFiles::open(const EngineOptions &Options, StringRef Triple,
                   StringRef CPU, StringRef Extension) {
-  llvm::Expected<bool> On = switchFrom(Options.DiskCache, "LLQ_CACHE", true);
-  if (!On)
-    return On.takeError();
-  if (!*On)
+  // The engine's own reading of the options, so that both caches agree.
+  llvm::Expected<Settings> S = resolveSettings(Options);
+  if (!S)
+    return S.takeError();
+  if (S->CacheRoot.empty())
     return nullptr;
-  llvm::Expected<std::string> Root = cacheRoot(Options);
-  if (!Root)
-    return Root.takeError();
-  if (Root->empty())
-    return nullptr;
-  llvm::Expected<bool> Verbose =
-      switchFrom(Options.Verbose, "LLQ_VERBOSE", false);
-  if (!Verbose)
-    return Verbose.takeError();
   auto I = std::make_unique<Impl>();
   I->Triple = Triple.str();
   I->CPU = CPU.str();
-  I->Log = std::make_unique<detail::VerboseLog>(*Verbose, Options.Log);
+  I->Log = std::make_unique<detail::VerboseLog>(S->Verbose, Options.Log);
   I->Disk = std::make_unique<detail::DiskObjectCache>(
-      detail::cacheDirectory(*Root, LLVM_VERSION_STRING, Triple, CPU), *I->Log,
-      ("." + Extension).str());
+      detail::cacheDirectory(S->CacheRoot, LLVM_VERSION_STRING, Triple, CPU),
+      *I->Log, ("." + Extension).str());
   return std::unique_ptr<KernelFiles>(new KernelFiles(std::move(I)));
 }
 
@@ -978,7 +970,12 @@ std::string KernelFiles::key(Module &M, StringRef Features, unsigned OptLevel,
 
 std::optional<std::string> KernelFiles::load(StringRef Key) {
   std::optional<detail::KernelKey> K = detail::keyFromHex(Key);
-  return K ? P->Disk->load(*K) : std::nullopt;
+  if (!K)
+    return std::nullopt;
+  std::unique_ptr<MemoryBuffer> Bytes = P->Disk->load(*K);
+  if (!Bytes)
+    return std::nullopt;
+  return Bytes->getBuffer().str();
 }
 
 void KernelFiles::store(StringRef Key, StringRef Bytes) {

@@ -166,8 +166,9 @@ std::string DiskObjectCache::entryPath(StringRef KeyHex) const {
   return std::string(Path);
 }
 
-std::optional<std::string> DiskObjectCache::load(const KernelKey &Key) {
-  std::string Path = entryPath(toHex(Key));
+std::unique_ptr<MemoryBuffer> DiskObjectCache::load(const KernelKey &Key) {
+  std::string Hex = toHex(Key);
+  std::string Path = entryPath(Hex);
   // IsVolatile: read, do not map. A mapping would see another process's
   // writes to the file after the checksum was taken.
   ErrorOr<std::unique_ptr<MemoryBuffer>> File =
@@ -175,7 +176,7 @@ std::optional<std::string> DiskObjectCache::load(const KernelKey &Key) {
                             /*RequiresNullTerminator=*/false,
                             /*IsVolatile=*/true);
   if (!File)
-    return std::nullopt; // No entry yet (or unreadable): compile.
+    return nullptr; // No entry yet (or unreadable): compile.
   llvm::Expected<StringRef> Object = decodeEntry((*File)->getBuffer(), Key);
   if (!Object) {
     ++Rejects;
@@ -184,18 +185,16 @@ std::optional<std::string> DiskObjectCache::load(const KernelKey &Key) {
     // Another process may have just replaced the bad entry with a good one;
     // deleting that costs one compile later, never a wrong load.
     sys::fs::remove(Path);
-    return std::nullopt;
+    return nullptr;
   }
-  return Object->str();
+  // A copy of the bytes that were checksummed, named by the key.
+  return MemoryBuffer::getMemBufferCopy(*Object, Hex);
 }
 
 std::unique_ptr<MemoryBuffer> DiskObjectCache::getObject(const Module *M) {
   std::optional<KernelKey> Key = keyFromHex(M->getModuleIdentifier());
   assert(Key && "the engine names modules after their key");
-  std::optional<std::string> Object = load(*Key);
-  if (!Object)
-    return nullptr;
-  return MemoryBuffer::getMemBufferCopy(*Object, M->getModuleIdentifier());
+  return load(*Key);
 }
 
 void DiskObjectCache::notifyObjectCompiled(const Module *M,

@@ -9,8 +9,9 @@
 // rather than llvm::StructuralHash costs a print per request but cannot call
 // two different modules equal.
 //
-// The disk cache stores one file per key, <dir>/<key-hex>.o, holding a
-// 48-byte header and the object:
+// The disk cache stores one file per key, <dir>/<key-hex>.o (another
+// extension for a backend's own output, KernelFiles.h), holding a 48-byte
+// header and the object:
 //
 //   offset size  field
 //        0    8  magic "llqobj\0\0"
@@ -120,9 +121,10 @@ public:
   /// entry; an untrustworthy one is deleted and counted in rejects().
   std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module *M) override;
 
-  /// The bytes stored under \p Key, or none (an untrustworthy entry is
-  /// deleted and counted in rejects()). What getObject() reads.
-  std::optional<std::string> load(const KernelKey &Key);
+  /// A copy of the bytes stored under \p Key, named by the key in hex, or
+  /// null (an untrustworthy entry is deleted and counted in rejects()).
+  /// What getObject() returns.
+  std::unique_ptr<llvm::MemoryBuffer> load(const KernelKey &Key);
   /// Stores \p Bytes under \p Key, as notifyObjectCompiled() does: a
   /// failure is logged once and turns writes off.
   void save(const KernelKey &Key, llvm::StringRef Bytes);

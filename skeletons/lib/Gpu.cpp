@@ -191,8 +191,23 @@ private:
   std::unique_ptr<llvm::MemoryBuffer> Libdevice;
   /// PTX on disk, beside the engine's objects; null without a disk cache.
   std::unique_ptr<rt::KernelFiles> Files;
+  /// What besides the module decides the PTX (ptxIdentity), for its key.
+  std::string PtxIdentity;
   std::mutex CompileLock;
 };
+
+/// What, besides the module, decides the PTX: the architecture's PTX
+/// version, and the libdevice that math functions come from (its path,
+/// size and time: a new CUDA installation compiles anew).
+std::string ptxIdentity(const std::string &Arch) {
+  std::string Id = ptxFeature(Arch);
+  llvm::sys::fs::file_status St;
+  std::string Lib = libdevicePath();
+  if (!llvm::sys::fs::status(Lib, St))
+    Id += fmt::format(";libdevice={};{};{}", Lib, St.getSize(),
+                      St.getLastModificationTime().time_since_epoch().count());
+  return Id;
+}
 
 llvm::Expected<std::unique_ptr<GpuBackend>>
 GpuBackend::create(const RuntimeOptions &O) {
@@ -259,6 +274,8 @@ GpuBackend::create(const RuntimeOptions &O) {
   if (!Files)
     return Files.takeError();
   B->Files = std::move(*Files);
+  if (B->Files)
+    B->PtxIdentity = ptxIdentity(Want);
   return B;
 }
 
@@ -456,19 +473,6 @@ llvm::Expected<std::string> GpuBackend::ptx(llvm::Module &M) {
   return std::string(Text.str());
 }
 
-/// What, besides the module, decides the PTX: the architecture's PTX
-/// version, and the libdevice that math functions come from (its path,
-/// size and time: a new CUDA installation compiles anew).
-static std::string ptxIdentity(const std::string &Arch) {
-  std::string Id = ptxFeature(Arch);
-  llvm::sys::fs::file_status St;
-  std::string Lib = libdevicePath();
-  if (!llvm::sys::fs::status(Lib, St))
-    Id += fmt::format(";libdevice={};{};{}", Lib, St.getSize(),
-                      St.getLastModificationTime().time_since_epoch().count());
-  return Id;
-}
-
 llvm::Expected<std::string> GpuBackend::cachedPTX(llvm::Module &M,
                                                   const KernelGen &G,
                                                   bool &FromDisk) {
@@ -476,7 +480,7 @@ llvm::Expected<std::string> GpuBackend::cachedPTX(llvm::Module &M,
   std::string Key;
   if (Files) {
     // Fast math and every other choice of the skeleton are in the module.
-    Key = Files->key(M, ptxIdentity(Arch), /*OptLevel=*/3, /*FastMath=*/false);
+    Key = Files->key(M, PtxIdentity, /*OptLevel=*/3, /*FastMath=*/false);
     if (std::optional<std::string> Hit = Files->load(Key)) {
       FromDisk = true;
       return std::move(*Hit);
