@@ -188,19 +188,26 @@ void Array::AlignedFree::operator()(std::byte *P) const {
   ::operator delete[](P, std::align_val_t(BufferAlignment));
 }
 
+Expected<uint64_t> llq::rt::paddedBufferBytes(const Shape &Sh,
+                                              ScalarKind Kind) {
+  std::optional<uint64_t> Bytes = bufferBytes(Sh.size(), Kind);
+  if (!Bytes)
+    return Status::error(tooLarge(Sh, Kind));
+  return std::max<uint64_t>(BufferAlignment,
+                            (*Bytes + BufferAlignment - 1) / BufferAlignment *
+                                BufferAlignment);
+}
+
 Expected<Array> Array::create(const ElemType &Type, const Shape &Sh,
                               Fill F) {
   Array A(Type, Sh);
   A.Owning = true;
   for (ScalarKind Kind : Type.fields()) {
-    std::optional<uint64_t> Bytes = bufferBytes(Sh.size(), Kind);
-    if (!Bytes)
-      return Status::error(tooLarge(Sh, Kind));
-    // Padded to whole 64-byte granules, and never empty, so that every owned
-    // buffer is a valid aligned pointer a vector kernel can load from.
-    uint64_t Padded = std::max<uint64_t>(BufferAlignment,
-                                         (*Bytes + BufferAlignment - 1) /
-                                             BufferAlignment * BufferAlignment);
+    Expected<uint64_t> Size = paddedBufferBytes(Sh, Kind);
+    if (!Size)
+      return Size.status();
+    uint64_t Padded = *Size;
+    uint64_t Bytes = uint64_t(Sh.size()) * byteSize(Kind);
     auto *Raw = static_cast<std::byte *>(::operator new[](
         size_t(Padded), std::align_val_t(BufferAlignment), std::nothrow));
     if (!Raw)
@@ -210,7 +217,7 @@ Expected<Array> Array::create(const ElemType &Type, const Shape &Sh,
     if (F == Fill::Zero)
       std::memset(Raw, 0, size_t(Padded));
     else
-      std::memset(Raw + *Bytes, 0, size_t(Padded - *Bytes));
+      std::memset(Raw + Bytes, 0, size_t(Padded - Bytes));
     A.Storage.emplace_back(Raw);
     A.Buffers.push_back(Raw);
   }

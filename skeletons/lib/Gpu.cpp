@@ -550,10 +550,13 @@ GpuBackend::allocate(const ElemType &T, const Shape &Sh) {
       Drv->free(P);
   };
   for (ScalarKind Kind : T.fields()) {
+    rt::Expected<uint64_t> Size = rt::paddedBufferBytes(Sh, Kind);
+    if (!Size) {
+      Free(Bufs);
+      return Size.status();
+    }
+    uint64_t Padded = *Size;
     uint64_t Bytes = uint64_t(Sh.size()) * rt::byteSize(Kind);
-    uint64_t Padded = std::max<uint64_t>(
-        rt::BufferAlignment, (Bytes + rt::BufferAlignment - 1) /
-                                 rt::BufferAlignment * rt::BufferAlignment);
     auto P = D->allocateManaged(size_t(Padded));
     if (!P) {
       Free(Bufs);

@@ -184,6 +184,14 @@ private:
   int64_t Size = 1;
 };
 
+/// The size of one owned buffer of \p Sh.size() elements of \p Kind: padded
+/// to whole BufferAlignment granules and never empty, so that every owned
+/// buffer is a valid aligned pointer a vector kernel can load from. Its
+/// first Sh.size() * byteSize(Kind) bytes hold the elements. An error when
+/// the buffer would exceed PTRDIFF_MAX bytes. Every allocator of array
+/// storage (Array::create, a backend's device memory) sizes with it.
+Expected<uint64_t> paddedBufferBytes(const Shape &Sh, ScalarKind Kind);
+
 class Array {
 public:
   /// Whether create() zero-fills the elements. Skeleton outputs that a
