@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "TestSupport.h"
 #include "llquote/Skeletons.h"
 #include "llquote/runtime/Cuda.h"
 #include "llquote/runtime/KernelFiles.h"
@@ -36,14 +37,7 @@ Runtime &compiler() {
   return R;
 }
 
-Runtime &seq() {
-  static Runtime R([] {
-    RuntimeOptions O;
-    O.Backend = BackendKind::Sequential;
-    return O;
-  }());
-  return R;
-}
+using test::seq;
 
 /// The GPU Runtime, or null (with the reason printed once) where none runs.
 Runtime *gpu() {
@@ -198,15 +192,7 @@ TEST_CASE("permute on the GPU: a cmpxchg loop, and tuples under locks") {
   checkPTX(permute(AddSlow, fill({17}, int32_t(0)), Bin, X), "cmpxchg loop");
   auto Pair = fromVectors<int32_t, double>({100}, std::vector<int32_t>(100, 1),
                                            std::vector<double>(100, 0.5));
-  auto AddPair = LLQ_FN(
-      "{ i32, double } ({ i32, double } %a, { i32, double } %b)",
-      "%a0 = extractvalue { i32, double } %a, 0\n"
-      " %b0 = extractvalue { i32, double } %b, 0\n"
-      " %a1 = extractvalue { i32, double } %a, 1\n"
-      " %b1 = extractvalue { i32, double } %b, 1\n"
-      " %s0 = add i32 %a0, %b0\n %s1 = fadd double %a1, %b1\n"
-      " %t = insertvalue { i32, double } poison, i32 %s0, 0\n"
-      " %r = insertvalue { i32, double } %t, double %s1, 1");
+  Fn AddPair = test::addPair();
   checkPTX(permute(AddPair, fill({17}, std::tuple<int32_t, double>(0, 0.0)),
                    Bin, Pair),
            "tuples under locks");

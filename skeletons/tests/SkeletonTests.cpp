@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "TestSupport.h"
 #include "llquote/Skeletons.h"
 #include <cmath>
 #include <doctest/doctest.h>
@@ -22,14 +23,7 @@ Runtime &cpu() {
   static Runtime R;
   return R;
 }
-Runtime &seq() {
-  static Runtime R([] {
-    RuntimeOptions O;
-    O.Backend = BackendKind::Sequential;
-    return O;
-  }());
-  return R;
-}
+using test::seq;
 
 const std::vector<int64_t> Sizes = {0, 1, 2, 7, 97, 1009, 16384, 16385,
                                     100003, (1 << 20) + 3};
@@ -326,14 +320,7 @@ TEST_CASE("permute: histogram with atomicrmw, a cmpxchg loop, and tuples under l
   CHECK(H.toVector<int32_t>() == std::vector<int32_t>(Bins, 7));
   // Tuples: a lock per cell.
   auto Pair = fromVectors<int32_t, double>({N}, Xs, std::vector<double>(size_t(N), 0.5));
-  auto AddPair = LLQ_FN("{ i32, double } ({ i32, double } %a, { i32, double } %b)",
-                        "%a0 = extractvalue { i32, double } %a, 0\n"
-                        " %b0 = extractvalue { i32, double } %b, 0\n"
-                        " %a1 = extractvalue { i32, double } %a, 1\n"
-                        " %b1 = extractvalue { i32, double } %b, 1\n"
-                        " %s0 = add i32 %a0, %b0\n %s1 = fadd double %a1, %b1\n"
-                        " %t = insertvalue { i32, double } poison, i32 %s0, 0\n"
-                        " %r = insertvalue { i32, double } %t, double %s1, 1");
+  Fn AddPair = test::addPair();
   auto HP = cpu().run(permute(AddPair, fill({Bins}, std::make_tuple(int32_t(0), 0.0)), Bin, Pair))
                 .as<std::tuple<int32_t, double>>()
                 .toVector();
