@@ -88,21 +88,12 @@ std::vector<AntiquoteSite> llq::collectAntiquotes(const SyntaxTree &Tree) {
 
 StringMap<uint32_t> llq::collectLocalNamesOf(const SyntaxTree &Tree) {
   StringMap<uint32_t> Names;
-  SmallVector<const Node *, 64> Stack{Tree.Root};
-  while (!Stack.empty()) {
-    const Node *N = Stack.pop_back_val();
-    if (N->is(NodeKind::LocalDef) || N->is(NodeKind::LocalRef) ||
-        N->is(NodeKind::LabelRef) || N->is(NodeKind::Label)) {
-      StringRef Name = Tree.text(N);
-      Name.consume_front("%");
-      if (N->is(NodeKind::Label))
-        Name.consume_back(":");
-      auto [It, New] = Names.try_emplace(Name, N->Range.Begin);
+  forEachNode(Tree.Root, [&](const Node *N) {
+    if (isLocalName(N)) {
+      auto [It, New] = Names.try_emplace(localName(Tree, N), N->Range.Begin);
       if (!New)
         It->second = std::min(It->second, N->Range.Begin);
     }
-    for (const Node *C = N->First; C; C = C->Next)
-      Stack.push_back(C);
-  }
+  });
   return Names;
 }

@@ -178,8 +178,7 @@ StringRef llq::localName(const SyntaxTree &Tree, const Node *N) {
 void llq::collectLocalNames(const SyntaxTree &Tree, const Node *Body,
                             StringSet<> &Names) {
   forEachNode(Body, [&](const Node *N) {
-    if (N->is(NodeKind::Label) || N->is(NodeKind::LocalDef) ||
-        N->is(NodeKind::LocalRef) || N->is(NodeKind::LabelRef))
+    if (isLocalName(N))
       Names.insert(localName(Tree, N));
   });
 }

@@ -203,6 +203,12 @@ private:
 /// Whether instruction node \p N ends a basic block.
 bool isTerminator(const Node *N);
 
+/// Whether \p N writes a local name: a value or label defined or used.
+inline bool isLocalName(const Node *N) {
+  return N->is(NodeKind::Label) || N->is(NodeKind::LocalDef) ||
+         N->is(NodeKind::LocalRef) || N->is(NodeKind::LabelRef);
+}
+
 /// The name a label or a `%name` token gives, without '%' and ':'.
 llvm::StringRef localName(const SyntaxTree &Tree, const Node *N);
 
