@@ -33,8 +33,8 @@ using PhiSet = SetVector<PHINode *, SmallVector<PHINode *, 8>,
 
 class PoisonFolder {
 public:
-  PoisonFolder(Function &F, InstructionOrigins *Origins)
-      : DT(F), Origins(Origins) {}
+  PoisonFolder(Function &F, InsertedPhis *Inserted)
+      : DT(F), Inserted(Inserted) {}
   /// Folds what can be folded among \p Phis, all of them builder phis.
   void run(const PhiSet &Phis) {
     for (const PhiSet &SCC : components(Phis))
@@ -49,7 +49,7 @@ private:
   void fold(const PhiSet &SCC);
 
   DominatorTree DT;
-  InstructionOrigins *Origins;
+  InsertedPhis *Inserted;
 };
 
 std::vector<PhiSet> PoisonFolder::components(const PhiSet &Phis) {
@@ -127,8 +127,8 @@ void PoisonFolder::fold(const PhiSet &SCC) {
     for (PHINode *Phi : SCC)
       Phi->replaceAllUsesWith(Same);
     for (PHINode *Phi : SCC) {
-      if (Origins)
-        Origins->erase(Phi);
+      if (Inserted)
+        Inserted->erase(Phi);
       Phi->eraseFromParent();
     }
     return;
@@ -141,9 +141,9 @@ void PoisonFolder::fold(const PhiSet &SCC) {
 } // namespace
 
 void llq::foldPoisonPhis(Function &F, ArrayRef<PHINode *> Phis,
-                         InstructionOrigins *Origins) {
+                         InsertedPhis *Inserted) {
   PhiSet All;
   for (PHINode *Phi : Phis)
     All.insert(Phi);
-  PoisonFolder(F, Origins).run(All);
+  PoisonFolder(F, Inserted).run(All);
 }

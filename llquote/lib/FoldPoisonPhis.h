@@ -18,14 +18,14 @@
 #ifndef LLQUOTE_LIB_FOLDPOISONPHIS_H
 #define LLQUOTE_LIB_FOLDPOISONPHIS_H
 
-#include "LoweredText.h"
+#include "Origins.h"
 #include "llvm/IR/Instructions.h"
 
 namespace llq {
 
-/// Phis it deletes leave \p Origins, when given.
+/// Phis it deletes leave \p Inserted, when given.
 void foldPoisonPhis(llvm::Function &F, llvm::ArrayRef<llvm::PHINode *> Phis,
-                    InstructionOrigins *Origins);
+                    InsertedPhis *Inserted);
 
 } // namespace llq
 

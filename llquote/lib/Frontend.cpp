@@ -176,22 +176,17 @@ struct Target {
 static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
                      const FrontendOptions &Opts);
 
-/// Restores SSA in the functions lowering rewrote, recording the origins
-/// of their instructions first (restoration deletes some); otherwise
-/// \p Origins stays lazy, to be recorded only when an error needs them.
-static Error restoreRecorded(Module &M, const LoweredText &Lowered,
-                             const FrontendOptions &Opts, const SourceMgr &SM,
-                             unsigned BufferID, InstructionOrigins &Recorded,
-                             OriginSource &Origins) {
-  Origins = {nullptr, &Lowered};
+/// Restores SSA in the functions lowering rewrote; \p Inserted receives
+/// the phis it inserts, for the origins of instructions (Origins.h).
+static Error restore(Module &M, const LoweredText &Lowered,
+                     const FrontendOptions &Opts, const SourceMgr &SM,
+                     unsigned BufferID, InsertedPhis &Inserted) {
   if (Lowered.SSA.empty())
     return Error::success();
-  recordOrigins(M, Lowered, Recorded);
-  Origins = {&Recorded, nullptr};
   RestoreOptions R;
   R.AllowUndef = Opts.AllowUndef;
   R.Mem2Reg = Opts.SSA == SSAMode::Mem2Reg;
-  return restoreSSA(M, Lowered, R, SM, BufferID, &Recorded);
+  return restoreSSA(M, Lowered, R, SM, BufferID, &Inserted);
 }
 
 /// Replaces the antiquotes by their bindings and reads the result; its
@@ -361,10 +356,10 @@ static Error assembleIntoExisting(const LoweredText &Lowered,
   }
   Error E = assembleInto(Lowered, SM, BufferID, M);
   std::vector<Function *> NewFunctions;
-  InstructionOrigins Recorded;
-  OriginSource Origins;
+  InsertedPhis Inserted;
+  OriginSource Origins{&Lowered, &Inserted};
   if (!E)
-    E = restoreRecorded(M, Lowered, Opts, SM, BufferID, Recorded, Origins);
+    E = restore(M, Lowered, Opts, SM, BufferID, Inserted);
   if (!E) {
     for (GlobalValue *GV : Before.added())
       if (auto *F = dyn_cast<Function>(GV))
@@ -433,10 +428,9 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
   if (!M)
     return M.takeError();
   Phase("ssa", "Restore SSA");
-  InstructionOrigins Recorded;
-  OriginSource Origins;
-  if (Error E = restoreRecorded(**M, *Lowered, Opts, SM, BufferID, Recorded,
-                                Origins))
+  InsertedPhis Inserted;
+  OriginSource Origins{&*Lowered, &Inserted};
+  if (Error E = restore(**M, *Lowered, Opts, SM, BufferID, Inserted))
     return E;
   Phase("verify", "Verify");
   if (Opts.Verify)

@@ -81,6 +81,16 @@ struct SSAFunction {
 /// Instructions of a module and the source offset each stands for.
 using InstructionOrigins = llvm::DenseMap<const llvm::Instruction *, uint32_t>;
 
+/// The instructions lowering printed for one function, in the order of the
+/// text: the source offset each stands for, and which are placeholder calls
+/// (PrintFlat.h), which SSA restoration deletes.
+struct FunctionOrigins {
+  std::string Function;
+  std::vector<uint32_t> Offsets;
+  /// Indices into Offsets, ascending.
+  std::vector<uint32_t> Placeholders;
+};
+
 struct LoweredText {
   /// \p Source itself, unchanged and mapped one to one: the lowering of
   /// plain LLVM IR.
@@ -107,9 +117,9 @@ struct LoweredText {
   /// slot loads), without '%' and quotes, and the variable each stands
   /// for: messages from LLVM name the variable, not the version.
   llvm::StringMap<std::string> SourceNames;
-  /// For each function lowering rewrote, by name: the source offset each
-  /// of its instructions stands for, in the order of the text.
-  std::vector<std::pair<std::string, std::vector<uint32_t>>> InstOrigins;
+  /// For each function lowering rewrote: the source offset each of its
+  /// instructions stands for, in the order of the text (Origins.h).
+  std::vector<FunctionOrigins> InstOrigins;
 };
 
 /// Builds lowered text piece by piece, recording the source map as it goes.
@@ -132,12 +142,15 @@ public:
   }
   /// Starts the instruction origins of function \p Name.
   void beginFunction(std::string Name) {
-    Result.InstOrigins.emplace_back(std::move(Name), std::vector<uint32_t>());
+    Result.InstOrigins.push_back({std::move(Name), {}, {}});
   }
   /// Records that the next instruction of the text stands for the source at
-  /// \p Origin.
-  void markInstruction(uint32_t Origin) {
-    Result.InstOrigins.back().second.push_back(Origin);
+  /// \p Origin, and whether it is a placeholder call.
+  void markInstruction(uint32_t Origin, bool Placeholder = false) {
+    FunctionOrigins &F = Result.InstOrigins.back();
+    if (Placeholder)
+      F.Placeholders.push_back(uint32_t(F.Offsets.size()));
+    F.Offsets.push_back(Origin);
   }
   /// Adds the plan of a rewritten function.
   void addSSA(SSAFunction F) { Result.SSA.push_back(std::move(F)); }

@@ -195,7 +195,7 @@ std::vector<Token> FlatPrinter::tokens(const Node *N) const {
 void FlatPrinter::printPlaceholder(const std::string &Name, uint32_t K,
                                    const Node *Type, const char *Implied,
                                    uint32_t At) {
-  Out.markInstruction(At);
+  Out.markInstruction(At, /*Placeholder=*/true);
   Out.emit("  %" + asmName(Name) + " = call ", At);
   emitType(Type, Implied, At);
   Out.emit(" @" + asmName(ReadFn) + "(i32 " + std::to_string(K) + ")\n", At);
@@ -256,7 +256,8 @@ std::string FlatPrinter::define(uint32_t Var, const Node *At,
     Plan.Defs.push_back(D);
     return "";
   }
-  D.Name = First ? Plan.Variables[Var] : Names.make(VI.Base, ".");
+  // `x.v`, `x.v1`, ...: never a name nameVersions gives (RestoreSSA.cpp).
+  D.Name = First ? Plan.Variables[Var] : Names.make(VI.Base + ".v", "");
   if (!First)
     Out.noteSourceName(D.Name, VI.Base);
   Plan.Defs.push_back(D);
@@ -314,7 +315,7 @@ void FlatPrinter::assign(uint32_t Var, const Node *At, const Node *Type,
   uint32_t K = uint32_t(Plan.Defs.size());
   Plan.Defs.push_back({SSAFunction::Def::Assign, Var, At->Range.Begin});
   uint32_t Origin = At->Range.Begin;
-  Out.markInstruction(Origin);
+  Out.markInstruction(Origin, /*Placeholder=*/true);
   Out.emit("  call void @" + asmName(AssignFn) + "(i32 " + std::to_string(K) +
                ", ",
            Origin);

@@ -12,8 +12,8 @@
 // that LLVM reads each of its definitions and reads once, with LLVM's types
 // (LoweredText.h, SSAFunction):
 //
-//   %x = add i32 %x, 1     ==>  %x.r = call i32 @<Read>(i32 K)
-//                                %x.1 = add i32 %x.r, 1
+//   %x = add i32 %x, 1     ==>  %x.read = call i32 @<Read>(i32 K)
+//                                %x.v = add i32 %x.read, 1
 //   %x = i32 5             ==>  call void @<Assign>(i32 K, i32 5)
 //
 // The type of a read is the type written before the operand (the phi's type

@@ -32,9 +32,9 @@ class Restorer {
 public:
   Restorer(Function &F, const SSAFunction &P, Function *ReadFn,
            Function *AssignFn, const RestoreOptions &Opts,
-           const SourceMgr &SM, unsigned BufferID, InstructionOrigins *Origins)
+           const SourceMgr &SM, unsigned BufferID, InsertedPhis *Inserted)
       : F(F), P(P), ReadFn(ReadFn), AssignFn(AssignFn), Opts(Opts), SM(SM),
-        BufferID(BufferID), Origins(Origins) {}
+        BufferID(BufferID), Inserted(Inserted) {}
 
   Error run();
 
@@ -57,11 +57,6 @@ private:
   Error checkTypes();
   void braun();
   void promote();
-  void erase(Instruction *I) {
-    if (Origins)
-      Origins->erase(I);
-    I->eraseFromParent();
-  }
   void nameVersions();
 
   Function &F;
@@ -70,7 +65,7 @@ private:
   const RestoreOptions &Opts;
   const SourceMgr &SM;
   unsigned BufferID;
-  InstructionOrigins *Origins;
+  InsertedPhis *Inserted;
 
   std::vector<Value *> DefValue;     ///< By definition.
   std::vector<CallInst *> ReadCall;  ///< By read.
@@ -294,11 +289,8 @@ void Restorer::braun() {
     PhiOf[Phi.Id] = PN;
     Versions[PN] = Var;
     BuilderPhis.push_back(PN);
-    if (Origins && Top[I]) {
-      auto O = Origins->find(Top[I]);
-      if (O != Origins->end())
-        (*Origins)[PN] = O->second;
-    }
+    if (Inserted)
+      Inserted->insert(PN);
   }
   auto LLVMValue = [&](ssa::Value V) -> Value * {
     V = B.resolve(V);
@@ -319,11 +311,11 @@ void Restorer::braun() {
   }
   for (size_t K = 0; K < P.Reads.size(); ++K) {
     ReadCall[K]->replaceAllUsesWith(LLVMValue(ReadValue[K]));
-    erase(ReadCall[K]);
+    ReadCall[K]->eraseFromParent();
   }
   for (CallInst *CI : AssignCall)
     if (CI)
-      erase(CI);
+      CI->eraseFromParent();
 }
 
 void Restorer::promote() {
@@ -358,14 +350,14 @@ void Restorer::promote() {
         uint32_t Var = P.Reads[K].Var;
         auto *L = new LoadInst(VarType[Var], Slots[Var], "", &I);
         I.replaceAllUsesWith(L);
-        erase(&I);
+        I.eraseFromParent();
         continue;
       }
       if (int64_t K = placeholder(I, AssignFn); K >= 0) {
         // Its operand, a read, may have become a load since find().
         new StoreInst(cast<CallInst>(I).getArgOperand(1),
                       Slots[P.Defs[K].Var], &I);
-        erase(&I);
+        I.eraseFromParent();
         continue;
       }
       auto It = DefOf.find(&I);
@@ -385,22 +377,29 @@ void Restorer::promote() {
         auto It = SlotVar.find(PN.getName().rsplit('.').first);
         if (It != SlotVar.end())
           Versions[&PN] = It->second;
+        PN.setName(""); // nameVersions names it.
+        if (Inserted)
+          Inserted->insert(&PN);
       }
 }
 
+/// One walk in text order names each version at its first mention. No
+/// version's name need be cleared first: the builder's phis are unnamed,
+/// PromoteMemToReg's are cleared in promote(), and lowering names versions
+/// `x.v`, `x.v1`, ... (PrintFlat.cpp), whose last part is never all digits,
+/// so no name still to be replaced takes one this walk gives. A version is
+/// looked up by address before its memory is read: most operands are not
+/// versions, and reading each one's name costs a cache miss per operand in
+/// a function larger than the cache.
 void Restorer::nameVersions() {
-  for (auto &[V, Var] : Versions)
-    V->setName("");
   ValueSymbolTable *ST = F.getValueSymbolTable();
   std::vector<unsigned> Next(P.Variables.size(), 1);
   auto Name = [&](Value *V) {
-    // Versions are unnamed and not constants: most values are not looked up.
-    if (V->hasName() || isa<Constant>(V) || isa<BasicBlock>(V))
-      return;
     auto It = Versions.find(V);
     if (It == Versions.end())
       return;
     uint32_t Var = It->second;
+    Versions.erase(It);
     SmallString<32> N;
     do {
       N = P.Variables[Var];
@@ -428,13 +427,13 @@ Error Restorer::run() {
     braun();
   nameVersions();
   if (Opts.AllowUndef && AnyPoison)
-    foldPoisonPhis(F, BuilderPhis, Origins);
+    foldPoisonPhis(F, BuilderPhis, Inserted);
   return Error::success();
 }
 
 Error llq::restoreSSA(Module &M, const LoweredText &L,
                       const RestoreOptions &Opts, const SourceMgr &SM,
-                      unsigned BufferID, InstructionOrigins *Origins) {
+                      unsigned BufferID, InsertedPhis *Inserted) {
   if (L.SSA.empty())
     return Error::success();
   Function *ReadFn = M.getFunction(L.ReadFn);
@@ -446,7 +445,7 @@ Error llq::restoreSSA(Module &M, const LoweredText &L,
                        "internal error: function '@" + P.Function +
                            "' was not read as lowering wrote it");
     if (Error E = Restorer(*F, P, ReadFn, AssignFn, Opts, SM, BufferID,
-                           Origins)
+                           Inserted)
                       .run())
       return E;
   }

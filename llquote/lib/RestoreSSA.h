@@ -24,8 +24,8 @@
 // On error the module may still hold placeholders: the caller drops it, or
 // puts the module it read into back as it was.
 //
-// \p Origins, when given, maps instructions to source offsets; it is kept
-// true: placeholders leave it, and a phi gets its block's origin.
+// \p Inserted, when given, receives the phis restoration inserts, so that
+// the origins of the instructions left can be worked out (Origins.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +33,7 @@
 #define LLQUOTE_LIB_RESTORESSA_H
 
 #include "LoweredText.h"
+#include "Origins.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
@@ -48,7 +49,7 @@ struct RestoreOptions {
 
 llvm::Error restoreSSA(llvm::Module &M, const LoweredText &L,
                        const RestoreOptions &Opts, const llvm::SourceMgr &SM,
-                       unsigned BufferID, InstructionOrigins *Origins);
+                       unsigned BufferID, InsertedPhis *Inserted);
 
 } // namespace llq
 

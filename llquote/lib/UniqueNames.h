@@ -1,13 +1,14 @@
 //===- UniqueNames.h - Fresh local names in amortised O(1) ------*- C++ -*-===//
 //
 // Lowering invents names (blocks `for.cond`, temporaries, the placeholder
-// reads `x.read` and versions `x.1`) that must not clash with any name of the function. Trying
-// `for.cond.1`, `for.cond.2`, ... from 1 for every new name costs O(n) per
-// name and O(n^2) per function, which generated code (unrolled or inlined
-// kernels of tens of thousands of lines) makes visible. As LLVM's
-// ValueSymbolTable does, a counter per prefix remembers where the last search
-// stopped: the names below it are taken, and names are never given back, so
-// each number is tried at most once and making n names costs O(n) in all.
+// reads `x.read` and versions `x.v`) that must not clash with any name of
+// the function. Trying `for.cond.1`, `for.cond.2`, ... from 1 for every new
+// name costs O(n) per name and O(n^2) per function, which generated code
+// (unrolled or inlined kernels of tens of thousands of lines) makes visible.
+// As LLVM's ValueSymbolTable does, a counter per prefix remembers where the
+// last search stopped: the names below it are taken, and names are never
+// given back, so each number is tried at most once and making n names costs
+// O(n) in all.
 //
 //===----------------------------------------------------------------------===//
 

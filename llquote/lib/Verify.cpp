@@ -48,17 +48,13 @@ static const Node *findDefine(const SyntaxTree &Tree, StringRef Name) {
 static std::optional<uint32_t> findOrigin(const Function &F,
                                           StringRef VerifierOutput,
                                           OriginSource Source) {
-  InstructionOrigins Now;
-  const InstructionOrigins *Origins = Source.Recorded;
-  if (!Origins && Source.Lowered) {
-    recordOrigins(*F.getParent(), *Source.Lowered, Now);
-    Origins = &Now;
-  }
-  if (!Origins)
+  if (!Source.Lowered)
     return std::nullopt;
+  InstructionOrigins Origins;
+  recordOrigins(F, *Source.Lowered, Source.Inserted, Origins);
   for (const Instruction &I : instructions(F)) {
-    auto It = Origins->find(&I);
-    if (It == Origins->end())
+    auto It = Origins.find(&I);
+    if (It == Origins.end())
       continue;
     std::string Printed;
     raw_string_ostream OS(Printed);
