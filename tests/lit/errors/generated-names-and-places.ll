@@ -8,6 +8,8 @@
 ; RUN: not llquote-fmt --ssa=mem2reg %t/version.ll 2>&1 | FileCheck %s --check-prefix=VERSION --implicit-check-not=.load --implicit-check-not=%%x.
 ; RUN: not llquote-fmt %t/verifier.ll 2>&1 | FileCheck %s --check-prefix=VERIFIER
 ; RUN: not llquote-fmt --ssa=mem2reg %t/verifier.ll 2>&1 | FileCheck %s --check-prefix=VERIFIER
+; RUN: not llquote-fmt %t/after-phi.ll 2>&1 | FileCheck %s --check-prefix=AFTERPHI
+; RUN: not llquote-fmt --ssa=mem2reg %t/after-phi.ll 2>&1 | FileCheck %s --check-prefix=AFTERPHI
 ; RUN: not llquote-fmt -D t=i32 %t/type-as-operand.ll 2>&1 | FileCheck %s --check-prefix=TYPEOPR
 ; RUN: llquote-fmt -D n=8 %t/attribute-argument.ll | FileCheck %s --check-prefix=ATTR
 ; RUN: not llquote-fmt %t/block-in-attribute.ll 2>&1 | FileCheck %s --check-prefix=BLOCKATTR
@@ -34,6 +36,24 @@ entry:
   for i32 %i in 0 to %n {
     %k = add i32 %i, 1
   }
+  call void @llvm.memcpy.p0.p0.i64(ptr %a, ptr %b, i64 8, i1 %c)
+  ret void
+}
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1 immarg)
+
+; In a block that begins with a phi restoration inserted, after a read
+; restoration deleted: neither may shift the instruction found.
+; AFTERPHI: after-phi.ll:9:3: error: immarg operand has non-immediate parameter
+; AFTERPHI-NEXT: call void @llvm.memcpy
+;--- after-phi.ll
+define void @g(ptr %a, ptr %b, i1 %c, i32 %n) {
+  %x = i32 0
+  if %c {
+    %x = add i32 %n, 1
+  } else {
+    %x = add i32 %n, 2
+  }
+  %y = add i32 %x, 1
   call void @llvm.memcpy.p0.p0.i64(ptr %a, ptr %b, i64 8, i1 %c)
   ret void
 }
