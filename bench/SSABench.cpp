@@ -18,6 +18,11 @@
 //    end makes of each nested input. No algorithm in it grows faster than
 //    its input, so the growth of its time per line from 10k to 80k lines is
 //    what the caches alone cost on this machine.
+// 4. Flatness: time per line of the largest nested input over that of the
+//    smallest, for each of the above. The two inputs run back to back in
+//    each repetition, alternating which goes first, and the ratio is taken
+//    per repetition, as every other ratio here: measured in sections apart,
+//    a machine that slows down between them would tilt the ratio.
 //
 // Every ratio is printed as its median over --reps repetitions and its range.
 //
@@ -58,6 +63,8 @@ struct Input {
   LLVMContext Ctx;
   llq::LoweredText Lowered;
   std::unique_ptr<Module> Placeholders;
+  /// The front end's output, printed: the yardstick's input.
+  std::string Result;
 };
 
 static void load(Input &In, const std::string &Path) {
@@ -73,85 +80,96 @@ static void load(Input &In, const std::string &Path) {
       Check(llq::assembleModule(In.Lowered, In.SM, In.ID, In.Ctx));
 }
 
-/// Per-line seconds of Braun's construction and of LLVM's PromoteMemToReg,
-/// for the flatness summary: LLVM's own pass is the yardstick for what the
-/// memory hierarchy alone does to time per line.
-static std::map<unsigned, std::pair<double, double>> ConstructionPerLine;
+/// SSA construction alone on copies of \p In's IR with placeholders, cloned
+/// before the clock starts.
+static BatchFn restoreFn(Input &In, bool Mem2Reg) {
+  return [&In, Mem2Reg](unsigned Batch) {
+    std::vector<std::unique_ptr<Module>> Copies;
+    for (unsigned I = 0; I < Batch; ++I)
+      Copies.push_back(CloneModule(*In.Placeholders));
+    llq::RestoreOptions Opts;
+    Opts.Mem2Reg = Mem2Reg;
+    return seconds([&] {
+      for (auto &M : Copies)
+        Check(llq::restoreSSA(*M, In.Lowered, Opts, In.SM, In.ID, nullptr));
+    });
+  };
+}
+
+/// The whole front end on \p In's text, in SSA mode \p M.
+static BatchFn frontEndFn(Input &In, llq::SSAMode M) {
+  return batched([&In, M] {
+    llq::FrontendOptions Opts;
+    Opts.SSA = M;
+    LLVMContext Ctx;
+    auto Mod = llq::parseModuleString(In.Buf->getBuffer(), In.Name, Ctx, Opts);
+    if (!Mod)
+      Check(Mod.takeError());
+  });
+}
+
+/// LLVM's reader and verifier on the IR the front end makes of \p In.
+static BatchFn readerFn(Input &In) {
+  if (In.Result.empty()) {
+    LLVMContext Ctx;
+    auto M = Check(llq::parseModuleString(In.Buf->getBuffer(), In.Name, Ctx));
+    raw_string_ostream OS(In.Result);
+    M->print(OS, nullptr);
+  }
+  return batched([&In] { readAndVerify(In.Result); });
+}
 
 static void construction(Input &In) {
-  auto Restore = [&In](bool Mem2Reg) -> BatchFn {
-    return [&In, Mem2Reg](unsigned Batch) {
-      std::vector<std::unique_ptr<Module>> Copies;
-      for (unsigned I = 0; I < Batch; ++I)
-        Copies.push_back(CloneModule(*In.Placeholders));
-      llq::RestoreOptions Opts;
-      Opts.Mem2Reg = Mem2Reg;
-      return seconds([&] {
-        for (auto &M : Copies)
-          Check(llq::restoreSSA(*M, In.Lowered, Opts, In.SM, In.ID, nullptr));
-      });
-    };
-  };
-  BatchFn Braun = Restore(false), LLVM = Restore(true);
+  BatchFn Braun = restoreFn(In, false), LLVM = restoreFn(In, true);
   Paired P = comparePaired(Braun, LLVM, Reps);
   outs() << format("%-26s %24s %24s %22s\n", In.Name.c_str(),
                    spread(P.a(), 3, 1e3).c_str(), spread(P.b(), 3, 1e3).c_str(),
                    spread(P.ratioAB(), 2).c_str());
-  if (StringRef(In.Name).starts_with("nested"))
-    ConstructionPerLine[In.Lines] = {P.a().Median / In.Lines,
-                                     P.b().Median / In.Lines};
 }
 
-/// Per-line seconds of both modes, for the flatness summary.
-static std::map<unsigned, std::pair<double, double>> PerLine;
-
 static void frontEnd(Input &In) {
-  auto Mode = [&](llq::SSAMode M) {
-    return batched([&In, M] {
-      llq::FrontendOptions Opts;
-      Opts.SSA = M;
-      LLVMContext Ctx;
-      auto Mod = llq::parseModuleString(In.Buf->getBuffer(), In.Name, Ctx, Opts);
-      if (!Mod)
-        Check(Mod.takeError());
-    });
-  };
-  Paired P = comparePaired(Mode(llq::SSAMode::Braun),
-                           Mode(llq::SSAMode::Mem2Reg), Reps);
+  Paired P = comparePaired(frontEndFn(In, llq::SSAMode::Braun),
+                           frontEndFn(In, llq::SSAMode::Mem2Reg), Reps);
   double L = In.Lines;
   outs() << format("%-26s %7u %24s %24s %10.2f %10.2f %20s\n", In.Name.c_str(),
                    In.Lines, spread(P.a(), 2, 1e3).c_str(),
                    spread(P.b(), 2, 1e3).c_str(), P.a().Median / L * 1e6,
                    P.b().Median / L * 1e6, spread(P.ratioAB(), 2).c_str());
-  if (StringRef(In.Name).starts_with("nested"))
-    PerLine[In.Lines] = {P.a().Median / L, P.b().Median / L};
 }
 
-/// Per-line seconds of LLVM's reader and verifier on the module the front
-/// end makes of each nested input: what the memory hierarchy alone does to
-/// time per line when the working set outgrows the caches.
-static std::map<unsigned, double> ReaderPerLine;
-
 static void yardstick(Input &In) {
-  std::string Text;
-  {
-    LLVMContext Ctx;
-    auto M = Check(llq::parseModuleString(In.Buf->getBuffer(), In.Name, Ctx));
-    raw_string_ostream OS(Text);
-    M->print(OS, nullptr);
-  }
-  unsigned OutLines = StringRef(Text).count('\n');
-  BatchFn Ours = batched([&In] {
-    LLVMContext Ctx;
-    Check(llq::parseModuleString(In.Buf->getBuffer(), In.Name, Ctx).takeError());
-  });
-  BatchFn Reader = batched([&Text] { readAndVerify(Text); });
-  Paired P = comparePaired(Ours, Reader, Reps);
+  BatchFn Reader = readerFn(In);
+  unsigned OutLines = StringRef(In.Result).count('\n');
+  Paired P = comparePaired(frontEndFn(In, llq::SSAMode::Braun), Reader, Reps);
   outs() << format("%-26s %7u %24s %24s %10.2f %20s\n", In.Name.c_str(),
                    OutLines, spread(P.a(), 2, 1e3).c_str(),
                    spread(P.b(), 2, 1e3).c_str(),
                    P.b().Median / In.Lines * 1e6, spread(P.ratioAB(), 2).c_str());
-  ReaderPerLine[In.Lines] = P.b().Median / In.Lines;
+}
+
+/// Section 4: time per line of \p Large over that of \p Small, per
+/// repetition, for each side of sections 1 to 3.
+static void flatness(Input &Small, Input &Large) {
+  outs() << format("\n4. Time per line, %u lines against %u lines (1.0 = "
+                   "linear), the two run back to back\n   in each repetition\n",
+                   Large.Lines, Small.Lines);
+  double PerLine = double(Small.Lines) / Large.Lines;
+  auto Row = [&](const char *What, const BatchFn &S, const BatchFn &L) {
+    Summary R = comparePaired(L, S, Reps).ratioAB();
+    R = {R.Median * PerLine, R.Min * PerLine, R.Max * PerLine};
+    outs() << format("%-56s %20s\n", What, spread(R, 2).c_str());
+  };
+  Row("whole front end, --ssa=braun", frontEndFn(Small, llq::SSAMode::Braun),
+      frontEndFn(Large, llq::SSAMode::Braun));
+  Row("whole front end, --ssa=mem2reg",
+      frontEndFn(Small, llq::SSAMode::Mem2Reg),
+      frontEndFn(Large, llq::SSAMode::Mem2Reg));
+  Row("LLVM's reader + verifier on the front end's output", readerFn(Small),
+      readerFn(Large));
+  Row("SSA construction alone: braun", restoreFn(Small, false),
+      restoreFn(Large, false));
+  Row("SSA construction alone: LLVM's PromoteMemToReg", restoreFn(Small, true),
+      restoreFn(Large, true));
 }
 
 /// format() takes pointers, not arrays.
@@ -189,25 +207,12 @@ int main(int argc, char **argv) {
   for (auto &In : All)
     if (StringRef(In->Name).starts_with("nested"))
       yardstick(*In);
-  if (PerLine.size() >= 2) {
-    auto [SmallB, SmallM] = PerLine.begin()->second;
-    auto [LargeB, LargeM] = PerLine.rbegin()->second;
-    outs() << format("\ntime per line, %u lines against %u lines (1.0 = "
-                     "linear): braun %.2f, mem2reg %.2f\n",
-                     PerLine.rbegin()->first, PerLine.begin()->first,
-                     LargeB / SmallB, LargeM / SmallM);
-  }
-  if (ReaderPerLine.size() >= 2)
-    outs() << format("LLVM's reader + verifier on the resulting IR, the same "
-                     "ratio: %.2f\n",
-                     ReaderPerLine.rbegin()->second /
-                         ReaderPerLine.begin()->second);
-  if (ConstructionPerLine.size() >= 2) {
-    auto [SmallB, SmallL] = ConstructionPerLine.begin()->second;
-    auto [LargeB, LargeL] = ConstructionPerLine.rbegin()->second;
-    outs() << format("SSA construction alone, the same ratio: braun %.2f, "
-                     "LLVM's PromoteMemToReg %.2f\n",
-                     LargeB / SmallB, LargeL / SmallL);
-  }
+  std::vector<Input *> Nested;
+  for (auto &In : All)
+    if (StringRef(In->Name).starts_with("nested"))
+      Nested.push_back(In.get());
+  llvm::sort(Nested, [](Input *A, Input *B) { return A->Lines < B->Lines; });
+  if (Nested.size() >= 2)
+    flatness(*Nested.front(), *Nested.back());
   return 0;
 }
