@@ -337,32 +337,32 @@ void Restorer::promote() {
     if (At)
       new StoreInst(V, Slots[Var], At);
   };
-  for (size_t K = 0; K < P.Defs.size(); ++K)
-    if (P.Defs[K].How == SSAFunction::Def::Param)
-      new StoreInst(DefValue[K], Slots[P.Defs[K].Var], First);
   DenseSet<PHINode *> Before;
   for (BasicBlock &BB : F)
     for (PHINode &PN : BB.phis())
       Before.insert(&PN);
-  for (BasicBlock &BB : F)
-    for (Instruction &I : make_early_inc_range(BB)) {
-      if (int64_t K = placeholder(I, ReadFn); K >= 0) {
-        uint32_t Var = P.Reads[K].Var;
-        auto *L = new LoadInst(VarType[Var], Slots[Var], "", &I);
-        I.replaceAllUsesWith(L);
-        I.eraseFromParent();
-        continue;
-      }
-      if (int64_t K = placeholder(I, AssignFn); K >= 0) {
-        // Its operand, a read, may have become a load since find().
-        new StoreInst(cast<CallInst>(I).getArgOperand(1),
-                      Slots[P.Defs[K].Var], &I);
-        I.eraseFromParent();
-        continue;
-      }
-      auto It = DefOf.find(&I);
-      if (It != DefOf.end() && !I.isTerminator())
-        StoreAfter(&I, P.Defs[It->second].Var, &I);
+  // Only what find() located is visited, not every instruction. A store
+  // goes right after its definition, before anything later put there; a
+  // load goes at its read.
+  for (size_t K = 0; K < P.Defs.size(); ++K) {
+    const SSAFunction::Def &D = P.Defs[K];
+    if (D.How == SSAFunction::Def::Param)
+      new StoreInst(DefValue[K], Slots[D.Var], First);
+    else if (D.How != SSAFunction::Def::Assign)
+      if (auto *I = dyn_cast<Instruction>(DefValue[K]); I && !I->isTerminator())
+        StoreAfter(I, D.Var, I);
+  }
+  for (size_t K = 0; K < P.Reads.size(); ++K) {
+    uint32_t Var = P.Reads[K].Var;
+    auto *L = new LoadInst(VarType[Var], Slots[Var], "", ReadCall[K]);
+    ReadCall[K]->replaceAllUsesWith(L);
+    ReadCall[K]->eraseFromParent();
+  }
+  for (size_t K = 0; K < P.Defs.size(); ++K)
+    if (CallInst *CI = AssignCall[K]) {
+      // Its operand, when a read, is a load by now.
+      new StoreInst(CI->getArgOperand(1), Slots[P.Defs[K].Var], CI);
+      CI->eraseFromParent();
     }
   std::vector<AllocaInst *> Promote;
   for (AllocaInst *AI : Slots)
