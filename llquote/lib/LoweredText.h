@@ -13,7 +13,6 @@
 #ifndef LLQUOTE_LIB_LOWEREDTEXT_H
 #define LLQUOTE_LIB_LOWEREDTEXT_H
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
@@ -21,10 +20,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-namespace llvm {
-class Instruction;
-} // namespace llvm
 
 namespace llq {
 
@@ -77,9 +72,6 @@ struct SSAFunction {
   };
   std::vector<Read> Reads;
 };
-
-/// Instructions of a module and the source offset each stands for.
-using InstructionOrigins = llvm::DenseMap<const llvm::Instruction *, uint32_t>;
 
 /// The instructions lowering printed for one function, in the order of the
 /// text: the source offset each stands for, and which are placeholder calls

@@ -19,10 +19,14 @@
 #define LLQUOTE_LIB_ORIGINS_H
 
 #include "LoweredText.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/IR/Function.h"
 
 namespace llq {
+
+/// Instructions of a module and the source offset each stands for.
+using InstructionOrigins = llvm::DenseMap<const llvm::Instruction *, uint32_t>;
 
 /// The phis SSA restoration inserted, which no text printed.
 using InsertedPhis = llvm::DenseSet<const llvm::Instruction *>;
