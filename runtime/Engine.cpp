@@ -959,12 +959,8 @@ KernelFiles::~KernelFiles() = default;
 
 std::string KernelFiles::key(Module &M, StringRef Features, unsigned OptLevel,
                              bool FastMath) const {
-  detail::CodegenIdentity Id;
-  Id.Triple = P->Triple;
-  Id.CPU = P->CPU;
-  Id.Features = Features.str();
-  Id.OptLevel = OptLevel;
-  Id.FastMath = FastMath;
+  detail::CodegenIdentity Id{P->Triple, P->CPU, Features.str(), OptLevel,
+                             FastMath};
   return detail::toHex(detail::computeKernelKey(M, Id));
 }
 
