@@ -28,6 +28,10 @@ struct VarInfo {
   bool Forced = false;      ///< Assigned directly, or a loop counter.
   bool Treated = false;     ///< Needs SSA construction.
   bool Defined = false;     ///< A definition has been printed.
+  /// The block of the last definition printed, when an instruction made it,
+  /// and the text that names its value there; else ~0u.
+  unsigned LocalBlock = ~0u;
+  std::string LocalText;
 };
 
 /// A local-name token of an instruction, and the type its value has there.
@@ -74,6 +78,17 @@ private:
   std::vector<Token> tokens(const Node *N) const;
   void access(unsigned Block, uint32_t Var, const Node *ReadAt) {
     Accesses[Block].push_back({Var, ReadAt});
+  }
+  /// The text of a read of treated \p Var in \p Block: the name of the
+  /// instruction that last defined it earlier in this block, so that the
+  /// read needs no placeholder and LLVM's parser checks its type; else "".
+  StringRef localValue(uint32_t Var, unsigned Block) const {
+    const VarInfo &VI = Vars[Var];
+    return VI.LocalBlock == Block ? StringRef(VI.LocalText) : StringRef();
+  }
+  void setLocal(uint32_t Var, unsigned Block, std::string Text) {
+    Vars[Var].LocalBlock = Block;
+    Vars[Var].LocalText = std::move(Text);
   }
   void emitType(const Node *Type, const char *Implied, uint32_t Origin) {
     if (Type)
@@ -237,6 +252,8 @@ std::string FlatPrinter::operand(const GenOperand &O, unsigned Block,
   access(Block, Var, Ref);
   if (!Vars[Var].Treated)
     return Tree.text(Ref).str();
+  if (StringRef Local = localValue(Var, Block); !Local.empty())
+    return Local.str();
   return "%" + asmName(placeholder(Var, Type, Implied, Ref->Range.Begin,
                                    /*AtEnd=*/false));
 }
@@ -247,6 +264,7 @@ std::string FlatPrinter::define(uint32_t Var, const Node *At,
   VarInfo &VI = Vars[Var];
   bool First = !VI.Defined;
   VI.Defined = true;
+  VI.LocalBlock = ~0u; // The caller sets it for a definition by instruction.
   if (!VI.Treated || !ByInstruction)
     return "";
   SSAFunction::Def D{SSAFunction::Def::Named, Var, At->Range.Begin};
@@ -284,15 +302,24 @@ void FlatPrinter::sourceItem(const FlatItem &I, unsigned Block) {
       access(Block, Var, T.N);
       if (Vars[Var].Treated && !T.Type && !T.Implied && !Untyped)
         Untyped = T.N;
-      if (Vars[Var].Treated)
-        Substs.push_back(
-            {T.N, "%" + asmName(placeholder(Var, T.Type, T.Implied,
-                                            T.N->Range.Begin, false))});
+      if (!Vars[Var].Treated)
+        continue;
+      if (StringRef Local = localValue(Var, Block); !Local.empty()) {
+        if (Local != Tree.text(T.N))
+          Substs.push_back({T.N, Local.str()});
+        continue;
+      }
+      Substs.push_back({T.N, "%" + asmName(placeholder(Var, T.Type, T.Implied,
+                                                       T.N->Range.Begin,
+                                                       false))});
     }
   const Node *Def =
       N->First && N->First->is(NodeKind::LocalDef) ? N->First : nullptr;
   if (Def && N->is(NodeKind::Inst)) {
-    std::string Name = define(uint32_t(varOf(Def)), Def, true, Block);
+    uint32_t Var = uint32_t(varOf(Def));
+    std::string Name = define(Var, Def, true, Block);
+    setLocal(Var, Block,
+             Name.empty() ? Tree.text(Def).str() : "%" + asmName(Name));
     if (!Name.empty())
       Substs.insert(Substs.begin(), {Def, "%" + asmName(Name)});
   }
@@ -422,9 +449,11 @@ Error FlatPrinter::run(const Node *Define, const Node *Body) {
         std::string R = operand(I.Rhs, Block, I.Type, nullptr);
         std::string Result;
         if (I.K == FlatItem::Arith && I.Var) {
-          Result = define(uint32_t(varOf(I.Var)), I.N, true, Block);
+          uint32_t Var = uint32_t(varOf(I.Var));
+          Result = define(Var, I.N, true, Block);
           if (Result.empty())
-            Result = Vars[uint32_t(varOf(I.Var))].Base;
+            Result = Vars[Var].Base;
+          setLocal(Var, Block, "%" + asmName(Result));
         } else {
           Result = F.TempNames[I.Temp];
           TempText[I.Temp] = "%" + asmName(Result);
