@@ -6,6 +6,8 @@
 ; RUN: split-file %s %t
 ; RUN: not llquote-fmt %t/version.ll 2>&1 | FileCheck %s --check-prefix=VERSION --implicit-check-not=.load --implicit-check-not=%%x.
 ; RUN: not llquote-fmt --ssa=mem2reg %t/version.ll 2>&1 | FileCheck %s --check-prefix=VERSION --implicit-check-not=.load --implicit-check-not=%%x.
+; RUN: not llquote-fmt %t/same-block.ll 2>&1 | FileCheck %s --check-prefix=SAMEBLOCK --implicit-check-not=%%x.
+; RUN: not llquote-fmt --ssa=mem2reg %t/same-block.ll 2>&1 | FileCheck %s --check-prefix=SAMEBLOCK --implicit-check-not=%%x.
 ; RUN: not llquote-fmt %t/verifier.ll 2>&1 | FileCheck %s --check-prefix=VERIFIER
 ; RUN: not llquote-fmt --ssa=mem2reg %t/verifier.ll 2>&1 | FileCheck %s --check-prefix=VERIFIER
 ; RUN: not llquote-fmt %t/after-phi.ll 2>&1 | FileCheck %s --check-prefix=AFTERPHI
@@ -24,6 +26,17 @@ entry:
   if %c {
     %x = add i32 %x, 1
   }
+  %y = add i64 %x, 1
+  ret i32 %x
+}
+
+; A read after its variable's definition in the same block names that
+; definition, and LLVM's parser finds the clash: still the variable's name.
+; SAMEBLOCK: same-block.ll:4:16: error: '%x' defined with type 'i32' but expected 'i64'
+;--- same-block.ll
+define i32 @f(i32 %a) {
+  %x = i32 %a
+  %x = add i32 %x, 2
   %y = add i64 %x, 1
   ret i32 %x
 }
