@@ -73,6 +73,10 @@ private:
   DenseMap<const Value *, uint32_t> DefOf; ///< Instruction or argument.
   std::vector<int> FirstDef;         ///< By variable.
   std::vector<Type *> VarType;       ///< By variable.
+  /// By variable: whether a placeholder reads it. One that none reads has
+  /// every read named its definition in the block (PrintFlat.h), so it
+  /// needs no construction: only its versions are named.
+  std::vector<bool> IsRead;
   /// Values that are versions of a variable: to be named `x.N`.
   DenseMap<Value *, uint32_t> Versions;
   std::vector<PHINode *> BuilderPhis;
@@ -128,6 +132,9 @@ Error Restorer::find() {
     if (D.How != SSAFunction::Def::Assign)
       DefOf[DefValue[K]] = uint32_t(K);
   }
+  IsRead.assign(P.Variables.size(), false);
+  for (const SSAFunction::Read &R : P.Reads)
+    IsRead[R.Var] = true;
   for (size_t K = 0; K < P.Reads.size(); ++K)
     if (!ReadCall[K])
       return error(P.Reads[K].At, "internal error: LLVM's reading of this "
@@ -238,7 +245,7 @@ void Restorer::braun() {
   };
   std::vector<ssa::Value> ReadValue(P.Reads.size(), ssa::Value{0});
   for (size_t K = 0; K < P.Defs.size(); ++K)
-    if (P.Defs[K].How == SSAFunction::Def::Param)
+    if (P.Defs[K].How == SSAFunction::Def::Param && IsRead[P.Defs[K].Var])
       B.defVar(ssa::Variable{P.Defs[K].Var}, ValueOf(DefValue[K]), Blk(0));
   SmallVector<uint32_t, 8> AtEnd;
   for (unsigned I = 0; I < BBs.size(); ++I) {
@@ -253,11 +260,13 @@ void Restorer::braun() {
         continue;
       }
       if (int64_t K = placeholder(Inst, AssignFn); K >= 0) {
-        B.defVar(ssa::Variable{P.Defs[K].Var}, ValueOf(DefValue[K]), Blk(I));
+        if (IsRead[P.Defs[K].Var])
+          B.defVar(ssa::Variable{P.Defs[K].Var}, ValueOf(DefValue[K]),
+                   Blk(I));
         continue;
       }
       auto It = DefOf.find(&Inst);
-      if (It != DefOf.end())
+      if (It != DefOf.end() && IsRead[P.Defs[It->second].Var])
         B.defVar(ssa::Variable{P.Defs[It->second].Var}, ValueOf(&Inst),
                  Blk(I));
     }
@@ -325,7 +334,7 @@ void Restorer::promote() {
   std::vector<AllocaInst *> Slots(P.Variables.size(), nullptr);
   StringMap<uint32_t> SlotVar;
   for (uint32_t V = 0; V < P.Variables.size(); ++V) {
-    if (!VarType[V])
+    if (!VarType[V] || !IsRead[V])
       continue;
     Slots[V] = new AllocaInst(VarType[V], AS, P.Variables[V] + ".slot", First);
     SlotVar[Slots[V]->getName()] = V;
@@ -346,6 +355,8 @@ void Restorer::promote() {
   // load goes at its read.
   for (size_t K = 0; K < P.Defs.size(); ++K) {
     const SSAFunction::Def &D = P.Defs[K];
+    if (!Slots[D.Var])
+      continue;
     if (D.How == SSAFunction::Def::Param)
       new StoreInst(DefValue[K], Slots[D.Var], First);
     else if (D.How != SSAFunction::Def::Assign)
@@ -361,7 +372,8 @@ void Restorer::promote() {
   for (size_t K = 0; K < P.Defs.size(); ++K)
     if (CallInst *CI = AssignCall[K]) {
       // Its operand, when a read, is a load by now.
-      new StoreInst(CI->getArgOperand(1), Slots[P.Defs[K].Var], CI);
+      if (AllocaInst *Slot = Slots[P.Defs[K].Var])
+        new StoreInst(CI->getArgOperand(1), Slot, CI);
       CI->eraseFromParent();
     }
   std::vector<AllocaInst *> Promote;
