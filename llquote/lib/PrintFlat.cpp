@@ -28,10 +28,13 @@ struct VarInfo {
   bool Forced = false;      ///< Assigned directly, or a loop counter.
   bool Treated = false;     ///< Needs SSA construction.
   bool Defined = false;     ///< A definition has been printed.
-  /// The block of the last definition printed, when an instruction made it,
-  /// and the text that names its value there; else ~0u.
+  /// Where a read may take the variable's value without a placeholder: in
+  /// block LocalBlock (~0u: none), named LocalText. That is the instruction
+  /// that last defined it earlier in the block; or, with no definition
+  /// since, the placeholder of an earlier read written with type LocalType.
   unsigned LocalBlock = ~0u;
   std::string LocalText;
+  llvm::StringRef LocalType; ///< Empty for a definition.
 };
 
 /// A local-name token of an instruction, and the type its value has there.
@@ -79,16 +82,11 @@ private:
   void access(unsigned Block, uint32_t Var, const Node *ReadAt) {
     Accesses[Block].push_back({Var, ReadAt});
   }
-  /// The text of a read of treated \p Var in \p Block: the name of the
-  /// instruction that last defined it earlier in this block, so that the
-  /// read needs no placeholder and LLVM's parser checks its type; else "".
-  StringRef localValue(uint32_t Var, unsigned Block) const {
-    const VarInfo &VI = Vars[Var];
-    return VI.LocalBlock == Block ? StringRef(VI.LocalText) : StringRef();
-  }
-  void setLocal(uint32_t Var, unsigned Block, std::string Text) {
+  void setLocal(uint32_t Var, unsigned Block, std::string Text,
+                StringRef Type = "") {
     Vars[Var].LocalBlock = Block;
     Vars[Var].LocalText = std::move(Text);
+    Vars[Var].LocalType = Type;
   }
   void emitType(const Node *Type, const char *Implied, uint32_t Origin) {
     if (Type)
@@ -96,6 +94,12 @@ private:
     else
       Out.emit(Implied, Origin);
   }
+  /// The text of a read of treated \p Var in \p Block, written with
+  /// \p Type (or \p Implied): the block's value of Var (VarInfo) where
+  /// there is one, LLVM's parser checking the type of a definition's; else
+  /// a new placeholder's name.
+  std::string read(uint32_t Var, unsigned Block, const Node *Type,
+                   const char *Implied, uint32_t At);
   /// Prints a read placeholder of variable \p Var; returns its name.
   std::string placeholder(uint32_t Var, const Node *Type, const char *Implied,
                           uint32_t At, bool AtEnd);
@@ -228,6 +232,21 @@ std::string FlatPrinter::placeholder(uint32_t Var, const Node *Type,
   return Name;
 }
 
+std::string FlatPrinter::read(uint32_t Var, unsigned Block, const Node *Type,
+                              const char *Implied, uint32_t At) {
+  StringRef Written = Type ? Tree.text(Type) : StringRef(Implied ? Implied : "");
+  const VarInfo &VI = Vars[Var];
+  // A placeholder answers only reads of its own type: a read of another
+  // type must get its own, so that the error names the right one.
+  if (VI.LocalBlock == Block &&
+      (VI.LocalType.empty() || (!Written.empty() && VI.LocalType == Written)))
+    return VI.LocalText;
+  std::string Text = "%" + asmName(placeholder(Var, Type, Implied, At, false));
+  if (!Written.empty())
+    setLocal(Var, Block, Text, Written);
+  return Text;
+}
+
 std::string FlatPrinter::operand(const GenOperand &O, unsigned Block,
                                  const Node *Type, const char *Implied) {
   const Node *Ref = nullptr;
@@ -252,10 +271,7 @@ std::string FlatPrinter::operand(const GenOperand &O, unsigned Block,
   access(Block, Var, Ref);
   if (!Vars[Var].Treated)
     return Tree.text(Ref).str();
-  if (StringRef Local = localValue(Var, Block); !Local.empty())
-    return Local.str();
-  return "%" + asmName(placeholder(Var, Type, Implied, Ref->Range.Begin,
-                                   /*AtEnd=*/false));
+  return read(Var, Block, Type, Implied, Ref->Range.Begin);
 }
 
 std::string FlatPrinter::define(uint32_t Var, const Node *At,
@@ -304,14 +320,9 @@ void FlatPrinter::sourceItem(const FlatItem &I, unsigned Block) {
         Untyped = T.N;
       if (!Vars[Var].Treated)
         continue;
-      if (StringRef Local = localValue(Var, Block); !Local.empty()) {
-        if (Local != Tree.text(T.N))
-          Substs.push_back({T.N, Local.str()});
-        continue;
-      }
-      Substs.push_back({T.N, "%" + asmName(placeholder(Var, T.Type, T.Implied,
-                                                       T.N->Range.Begin,
-                                                       false))});
+      std::string Text = read(Var, Block, T.Type, T.Implied, T.N->Range.Begin);
+      if (Text != Tree.text(T.N))
+        Substs.push_back({T.N, std::move(Text)});
     }
   const Node *Def =
       N->First && N->First->is(NodeKind::LocalDef) ? N->First : nullptr;

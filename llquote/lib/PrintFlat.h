@@ -16,10 +16,11 @@
 //                                %x.v = add i32 %x.read, 1
 //   %x = i32 5             ==>  call void @<Assign>(i32 K, i32 5)
 //
-// A read that follows, in the same block, an instruction defining its
-// variable names that instruction's value instead (`%x.v` above): the
-// block is straight-line code, so that is the value the read gets, and
-// LLVM's parser checks its type there.
+// A block is straight-line code, so a read that follows, in the same
+// block, an instruction defining its variable names that instruction's
+// value instead (`%x.v` above), LLVM's parser checking its type there; and
+// a read that follows another read of the variable written with the same
+// type, and no definition between them, names the earlier placeholder.
 //
 // The type of a read is the type written before the operand (the phi's type
 // for a phi's operand; `ptr` for a callee; `token` after `within` and

@@ -8,6 +8,9 @@
 ; RUN: not llquote-fmt --ssa=mem2reg %t/version.ll 2>&1 | FileCheck %s --check-prefix=VERSION --implicit-check-not=.load --implicit-check-not=%%x.
 ; RUN: not llquote-fmt %t/same-block.ll 2>&1 | FileCheck %s --check-prefix=SAMEBLOCK --implicit-check-not=%%x.
 ; RUN: not llquote-fmt --ssa=mem2reg %t/same-block.ll 2>&1 | FileCheck %s --check-prefix=SAMEBLOCK --implicit-check-not=%%x.
+; RUN: not llquote-fmt %t/wrong-first.ll 2>&1 | FileCheck %s --check-prefix=WRONGFIRST --implicit-check-not=%%x.
+; RUN: not llquote-fmt --ssa=mem2reg %t/wrong-first.ll 2>&1 | FileCheck %s --check-prefix=WRONGFIRST --implicit-check-not=%%x.
+; RUN: not llquote-fmt %t/wrong-second.ll 2>&1 | FileCheck %s --check-prefix=WRONGSECOND --implicit-check-not=%%x.
 ; RUN: not llquote-fmt %t/verifier.ll 2>&1 | FileCheck %s --check-prefix=VERIFIER
 ; RUN: not llquote-fmt --ssa=mem2reg %t/verifier.ll 2>&1 | FileCheck %s --check-prefix=VERIFIER
 ; RUN: not llquote-fmt %t/after-phi.ll 2>&1 | FileCheck %s --check-prefix=AFTERPHI
@@ -39,6 +42,33 @@ define i32 @f(i32 %a) {
   %x = add i32 %x, 2
   %y = add i64 %x, 1
   ret i32 %x
+}
+
+; Two reads of a variable in one block with no definition between share a
+; placeholder only when written with the same type: the wrong one is found,
+; whichever comes first.
+; WRONGFIRST: wrong-first.ll:6:16: error: '%x' defined with type 'i32' but expected 'i64'
+;--- wrong-first.ll
+define i32 @f(i32 %a, i1 %c) {
+  %x = i32 %a
+  if %c {
+    %x = add i32 %x, 1
+  }
+  %y = add i64 %x, 1
+  %z = add i32 %x, 2
+  ret i32 %z
+}
+
+; WRONGSECOND: wrong-second.ll:7:16: error: '%x' defined with type 'i32' but expected 'i64'
+;--- wrong-second.ll
+define i32 @f(i32 %a, i1 %c) {
+  %x = i32 %a
+  if %c {
+    %x = add i32 %x, 1
+  }
+  %z = add i32 %x, 2
+  %y = add i64 %x, 1
+  ret i32 %z
 }
 
 ; VERIFIER: verifier.ll:6:3: error: immarg operand has non-immediate parameter
