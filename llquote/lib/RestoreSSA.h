@@ -12,6 +12,8 @@
 // its block; a read no path from the entry reaches is poison. With
 // Mem2Reg, the same IR goes through LLVM's PromoteMemToReg instead: a stack
 // slot per variable, a store after each definition, a load at each read.
+// A variable no placeholder reads (lowering answered each of its reads in
+// the read's block) is left out of both: its definitions are only named.
 //
 // Names: a variable's first definition keeps the name written; later ones
 // and the phis are `x.1`, `x.2`, ... in order of first mention, skipping
