@@ -329,8 +329,9 @@ void FlatPrinter::sourceItem(const FlatItem &I, unsigned Block) {
   if (Def && N->is(NodeKind::Inst)) {
     uint32_t Var = uint32_t(varOf(Def));
     std::string Name = define(Var, Def, true, Block);
-    setLocal(Var, Block,
-             Name.empty() ? Tree.text(Def).str() : "%" + asmName(Name));
+    if (Vars[Var].Treated) // Only a treated variable's reads look it up.
+      setLocal(Var, Block,
+               Name.empty() ? Tree.text(Def).str() : "%" + asmName(Name));
     if (!Name.empty())
       Substs.insert(Substs.begin(), {Def, "%" + asmName(Name)});
   }
