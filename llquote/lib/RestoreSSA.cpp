@@ -243,10 +243,15 @@ void Restorer::braun() {
     }
     return It->second;
   };
+  // Definition K of a variable some placeholder reads, by \p V in block I.
+  auto DefVar = [&](size_t K, Value *V, unsigned I) {
+    if (IsRead[P.Defs[K].Var])
+      B.defVar(ssa::Variable{P.Defs[K].Var}, ValueOf(V), Blk(I));
+  };
   std::vector<ssa::Value> ReadValue(P.Reads.size(), ssa::Value{0});
   for (size_t K = 0; K < P.Defs.size(); ++K)
-    if (P.Defs[K].How == SSAFunction::Def::Param && IsRead[P.Defs[K].Var])
-      B.defVar(ssa::Variable{P.Defs[K].Var}, ValueOf(DefValue[K]), Blk(0));
+    if (P.Defs[K].How == SSAFunction::Def::Param)
+      DefVar(K, DefValue[K], 0);
   SmallVector<uint32_t, 8> AtEnd;
   for (unsigned I = 0; I < BBs.size(); ++I) {
     for (Instruction &Inst : *BBs[I]) {
@@ -260,15 +265,11 @@ void Restorer::braun() {
         continue;
       }
       if (int64_t K = placeholder(Inst, AssignFn); K >= 0) {
-        if (IsRead[P.Defs[K].Var])
-          B.defVar(ssa::Variable{P.Defs[K].Var}, ValueOf(DefValue[K]),
-                   Blk(I));
+        DefVar(size_t(K), DefValue[K], I);
         continue;
       }
-      auto It = DefOf.find(&Inst);
-      if (It != DefOf.end() && IsRead[P.Defs[It->second].Var])
-        B.defVar(ssa::Variable{P.Defs[It->second].Var}, ValueOf(&Inst),
-                 Blk(I));
+      if (auto It = DefOf.find(&Inst); It != DefOf.end())
+        DefVar(It->second, &Inst, I);
     }
     for (uint32_t K : AtEnd)
       ReadValue[K] = B.useVar(ssa::Variable{P.Reads[K].Var}, Blk(I));
