@@ -14,6 +14,7 @@
 #include "llquote/Diagnostics.h"
 #include "llquote/ssa/SSABuilder.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/CFG.h"
@@ -80,6 +81,11 @@ private:
   /// Values that are versions of a variable: to be named `x.N`.
   DenseMap<Value *, uint32_t> Versions;
   std::vector<PHINode *> BuilderPhis;
+  /// The blocks in layout order, as find() walked them.
+  std::vector<BasicBlock *> BBs;
+  /// The author's phis, found by find() in the reference mode: every other
+  /// phi after PromoteMemToReg is one of its.
+  DenseSet<PHINode *> AuthorPhis;
   bool AnyPoison = false;
 };
 } // namespace
@@ -97,9 +103,13 @@ Error Restorer::find() {
   for (Argument &A : F.args())
     Number(A);
   for (BasicBlock &BB : F) {
+    BBs.push_back(&BB);
     Number(BB);
     for (Instruction &I : BB) {
       Number(I);
+      if (Opts.Mem2Reg)
+        if (auto *PN = dyn_cast<PHINode>(&I))
+          AuthorPhis.insert(PN);
       if (int64_t K = placeholder(I, ReadFn); K >= 0 && K < int64_t(P.Reads.size()))
         ReadCall[K] = cast<CallInst>(&I);
       if (int64_t K = placeholder(I, AssignFn);
@@ -197,30 +207,40 @@ Error Restorer::checkTypes() {
 
 void Restorer::braun() {
   ssa::SSABuilder B;
-  std::vector<BasicBlock *> BBs;
+  // Each block's successors by index, read once from its terminator: every
+  // later walk of the CFG reads this array, not the IR, which in a function
+  // larger than the cache costs a miss per block and walk.
   DenseMap<const BasicBlock *, unsigned> Index;
-  Index.reserve(F.size());
-  BBs.reserve(F.size());
-  for (BasicBlock &BB : F) {
-    Index[&BB] = unsigned(BBs.size());
-    BBs.push_back(&BB);
+  Index.reserve(BBs.size());
+  for (unsigned I = 0; I < BBs.size(); ++I) {
+    Index[BBs[I]] = I;
     B.declareBlock();
   }
+  std::vector<unsigned> SuccBegin{0}, Succ;
+  Succ.reserve(BBs.size() * 2);
+  for (BasicBlock *BB : BBs) {
+    for (BasicBlock *S : successors(BB))
+      Succ.push_back(Index.lookup(S));
+    SuccBegin.push_back(unsigned(Succ.size()));
+  }
+  auto Successors = [&](unsigned I) {
+    return ArrayRef<unsigned>(Succ).slice(SuccBegin[I],
+                                          SuccBegin[I + 1] - SuccBegin[I]);
+  };
   auto Blk = [](unsigned I) { return ssa::Block{I}; };
   std::vector<unsigned> NumPreds(BBs.size()), Seen(BBs.size());
-  for (BasicBlock *BB : BBs)
-    for (BasicBlock *S : successors(BB))
-      ++NumPreds[Index[S]];
+  for (unsigned S : Succ)
+    ++NumPreds[S];
   // Edges out of unreachable code carry no value into a phi, and no phi is
   // placed in it (ssa/README.md).
   std::vector<uint8_t> Reachable(BBs.size());
   SmallVector<unsigned, 32> Work{0};
   Reachable[0] = true;
   while (!Work.empty())
-    for (BasicBlock *S : successors(BBs[Work.pop_back_val()]))
-      if (!Reachable[Index[S]]) {
-        Reachable[Index[S]] = true;
-        Work.push_back(Index[S]);
+    for (unsigned S : Successors(Work.pop_back_val()))
+      if (!Reachable[S]) {
+        Reachable[S] = true;
+        Work.push_back(S);
       }
   for (unsigned I = 0; I < BBs.size(); ++I) {
     if (!Reachable[I])
@@ -274,8 +294,7 @@ void Restorer::braun() {
     for (uint32_t K : AtEnd)
       ReadValue[K] = B.useVar(ssa::Variable{P.Reads[K].Var}, Blk(I));
     AtEnd.clear();
-    for (BasicBlock *S : successors(BBs[I])) {
-      unsigned SI = Index[S];
+    for (unsigned SI : Successors(I)) {
       B.addPredecessor(Blk(SI), Blk(I));
       if (++Seen[SI] == NumPreds[SI])
         B.sealBlock(Blk(SI));
@@ -347,10 +366,6 @@ void Restorer::promote() {
     if (At)
       new StoreInst(V, Slots[Var], At);
   };
-  DenseSet<PHINode *> Before;
-  for (BasicBlock &BB : F)
-    for (PHINode &PN : BB.phis())
-      Before.insert(&PN);
   // Only what find() located is visited, not every instruction. A store
   // goes right after its definition, before anything later put there; a
   // load goes at its read.
@@ -386,7 +401,7 @@ void Restorer::promote() {
   // PromoteMemToReg names its phis after the slot: `x.slot.N`.
   for (BasicBlock &BB : F)
     for (PHINode &PN : BB.phis())
-      if (!Before.contains(&PN)) {
+      if (!AuthorPhis.contains(&PN)) {
         auto It = SlotVar.find(PN.getName().rsplit('.').first);
         if (It != SlotVar.end())
           Versions[&PN] = It->second;
@@ -405,7 +420,6 @@ void Restorer::promote() {
 /// versions, and reading each one's name costs a cache miss per operand in
 /// a function larger than the cache.
 void Restorer::nameVersions() {
-  ValueSymbolTable *ST = F.getValueSymbolTable();
   std::vector<unsigned> Next(P.Variables.size(), 1);
   auto Name = [&](Value *V) {
     auto It = Versions.find(V);
@@ -413,13 +427,16 @@ void Restorer::nameVersions() {
       return;
     uint32_t Var = It->second;
     Versions.erase(It);
+    // LLVM's symbol table makes a taken name unique by appending to it;
+    // then the next number is tried. Taken names are rare: most versions
+    // are named with one lookup, not a lookup and then an insertion.
     SmallString<32> N;
     do {
       N = P.Variables[Var];
       N += '.';
       N += std::to_string(Next[Var]++);
-    } while (ST->lookup(N));
-    V->setName(N);
+      V->setName(N);
+    } while (V->getName() != StringRef(N));
   };
   for (BasicBlock &BB : F)
     for (Instruction &I : BB) {
