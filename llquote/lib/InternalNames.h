@@ -16,9 +16,9 @@
 
 namespace llq::names {
 
-/// The placeholder functions of lowering: read K is `call T @llq.read(i32 K)`,
-/// definition K an assignment `call void @llq.assign(i32 K, T V)`
-/// (PrintFlat.h; RestoreSSA.h replaces both).
+/// The placeholder functions of lowering: a read is `call T @llq.read()`,
+/// an assignment `call void @llq.assign(T V)` (PrintFlat.h, LoweredText.h;
+/// RestoreSSA.h replaces both).
 inline constexpr llvm::StringLiteral ReadFn = "llq.read";
 inline constexpr llvm::StringLiteral AssignFn = "llq.assign";
 

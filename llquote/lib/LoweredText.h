@@ -43,11 +43,16 @@ private:
 /// What the IR half of SSA restoration (RestoreSSA.h) needs to know of one
 /// function that lowering rewrote. Lowering writes every variable that
 /// needs SSA construction so that LLVM's parser reads it once, with LLVM's
-/// own types: a read is a call `%r = call T @<Read>(i32 K)`, T the type
-/// written before the operand and K an index into Reads; a direct
-/// assignment is `call void @<Assign>(i32 K, T v)`, K an index into Defs;
-/// an instruction that defines a variable keeps its place and gets a name
-/// of its own (Def::Name) when it is not the variable's first definition.
+/// own types: a read is a call `%r = call T @<Read>()`, T the type
+/// written before the operand; a direct assignment is
+/// `call void @<Assign>(T v)`; an instruction that defines a variable keeps
+/// its place and gets a name of its own (Def::Name) when it is not the
+/// variable's first definition. Placeholders carry no number: the N-th read
+/// placeholder of the function's text is the N-th read of Reads that is not
+/// AtEnd, and the N-th assignment the N-th Def of kind Assign. A read AtEnd
+/// is printed after later reads, at the end of its block, so it carries its
+/// index into Reads: `call T @<Read>(i32 K)`. Numbers cost LLVM's parser a
+/// uniqued constant each.
 struct SSAFunction {
   std::string Function; ///< Its name, as LLVM knows it.
   /// The variables, by number: the name written, without '%' and quotes.

@@ -16,6 +16,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
+#include <optional>
 
 using namespace llq;
 using namespace llvm;
@@ -103,8 +104,10 @@ private:
   /// Prints a read placeholder of variable \p Var; returns its name.
   std::string placeholder(uint32_t Var, const Node *Type, const char *Implied,
                           uint32_t At, bool AtEnd);
-  void printPlaceholder(const std::string &Name, uint32_t K, const Node *Type,
-                        const char *Implied, uint32_t At);
+  /// \p K is the read's index, printed only for a read AtEnd: every other
+  /// placeholder is printed in the order of the plan (LoweredText.h).
+  void printPlaceholder(const std::string &Name, std::optional<uint32_t> K,
+                        const Node *Type, const char *Implied, uint32_t At);
   /// The text of a read of \p O in block \p Block, printing a placeholder
   /// first where it needs one.
   std::string operand(const GenOperand &O, unsigned Block, const Node *Type,
@@ -211,13 +214,16 @@ std::vector<Token> FlatPrinter::tokens(const Node *N) const {
   return Out;
 }
 
-void FlatPrinter::printPlaceholder(const std::string &Name, uint32_t K,
+void FlatPrinter::printPlaceholder(const std::string &Name,
+                                   std::optional<uint32_t> K,
                                    const Node *Type, const char *Implied,
                                    uint32_t At) {
   Out.markInstruction(At, /*Placeholder=*/true);
   Out.emit("  %" + asmName(Name) + " = call ", At);
   emitType(Type, Implied, At);
-  Out.emit(" @" + asmName(ReadFn) + "(i32 " + std::to_string(K) + ")\n", At);
+  Out.emit(" @" + asmName(ReadFn) +
+               (K ? "(i32 " + std::to_string(*K) + ")\n" : "()\n"),
+           At);
 }
 
 std::string FlatPrinter::placeholder(uint32_t Var, const Node *Type,
@@ -225,10 +231,9 @@ std::string FlatPrinter::placeholder(uint32_t Var, const Node *Type,
                                      bool AtEnd) {
   std::string Name = Names.make(Vars[Var].Base + ".read", "");
   Out.noteSourceName(Name, Vars[Var].Base);
-  uint32_t K = uint32_t(Plan.Reads.size());
   Plan.Reads.push_back({Var, At, AtEnd});
   if (!AtEnd)
-    printPlaceholder(Name, K, Type, Implied, At);
+    printPlaceholder(Name, std::nullopt, Type, Implied, At);
   return Name;
 }
 
@@ -351,13 +356,10 @@ void FlatPrinter::assign(uint32_t Var, const Node *At, const Node *Type,
                          const GenOperand &Value, unsigned Block) {
   std::string V = operand(Value, Block, Type, nullptr);
   define(Var, At, /*ByInstruction=*/false, Block);
-  uint32_t K = uint32_t(Plan.Defs.size());
   Plan.Defs.push_back({SSAFunction::Def::Assign, Var, At->Range.Begin});
   uint32_t Origin = At->Range.Begin;
   Out.markInstruction(Origin, /*Placeholder=*/true);
-  Out.emit("  call void @" + asmName(AssignFn) + "(i32 " + std::to_string(K) +
-               ", ",
-           Origin);
+  Out.emit("  call void @" + asmName(AssignFn) + "(", Origin);
   emitType(Type, "", Origin);
   Out.emit(" ", Origin);
   if (Value.K == GenOperand::Source && V == Tree.text(Value.Src))

@@ -12,9 +12,9 @@
 // that LLVM reads each of its definitions and reads once, with LLVM's types
 // (LoweredText.h, SSAFunction):
 //
-//   %x = add i32 %x, 1     ==>  %x.read = call i32 @<Read>(i32 K)
+//   %x = add i32 %x, 1     ==>  %x.read = call i32 @<Read>()
 //                                %x.v = add i32 %x.read, 1
-//   %x = i32 5             ==>  call void @<Assign>(i32 K, i32 5)
+//   %x = i32 5             ==>  call void @<Assign>(i32 5)
 //
 // A block is straight-line code, so a read that follows, in the same
 // block, an instruction defining its variable names that instruction's
@@ -25,7 +25,9 @@
 // The type of a read is the type written before the operand (the phi's type
 // for a phi's operand; `ptr` for a callee; `token` after `within` and
 // `from`). An author's phi reads its operand at the end of the predecessor
-// it names, so that read is printed there, before the terminator.
+// it names, so that read is printed there, before the terminator, with its
+// index into the plan's reads (LoweredText.h says how placeholders are
+// matched to the plan).
 //
 // Errors: a read of a variable not assigned on every path to it (unless
 // AllowUndef), decided by checkAssigned on the flattened graph, with a note

@@ -46,13 +46,39 @@ private:
   std::string varName(uint32_t Var) const {
     return "'%" + asmName(P.Variables[Var]) + "'";
   }
-  /// The placeholder number of a call to \p Fn, or -1.
-  int64_t placeholder(const Instruction &I, const Function *Fn) const {
+  /// Where a walk of the function in layout order stands among the
+  /// placeholders, which lowering prints in the plan's order without their
+  /// numbers (LoweredText.h).
+  struct Cursor {
+    size_t Read = 0, Assign = 0;
+  };
+  /// If \p I is a read placeholder, its index into P.Reads, else -1; a
+  /// placeholder that matches no read is P.Reads.size(). A walk calls this
+  /// on each instruction in layout order, with one \p C.
+  int64_t readAt(const Instruction &I, Cursor &C) const {
     auto *CI = dyn_cast<CallInst>(&I);
-    if (!CI || CI->getCalledOperand() != Fn || CI->arg_size() == 0)
+    if (!CI || CI->getCalledOperand() != ReadFn)
       return -1;
-    auto *K = dyn_cast<ConstantInt>(CI->getArgOperand(0));
-    return K ? int64_t(K->getZExtValue()) : -1;
+    if (CI->arg_size() == 1) { // A read AtEnd, numbered.
+      auto *K = dyn_cast<ConstantInt>(CI->getArgOperand(0));
+      return K && K->getZExtValue() < P.Reads.size() &&
+                     P.Reads[K->getZExtValue()].AtEnd
+                 ? int64_t(K->getZExtValue())
+                 : int64_t(P.Reads.size());
+    }
+    if (CI->arg_size() == 0 && C.Read < InOrderReads.size())
+      return InOrderReads[C.Read++];
+    return int64_t(P.Reads.size());
+  }
+  /// If \p I is an assignment placeholder, its index into P.Defs, else -1;
+  /// one that matches no definition is P.Defs.size().
+  int64_t assignAt(const Instruction &I, Cursor &C) const {
+    auto *CI = dyn_cast<CallInst>(&I);
+    if (!CI || CI->getCalledOperand() != AssignFn)
+      return -1;
+    if (CI->arg_size() == 1 && C.Assign < AssignDefs.size())
+      return AssignDefs[C.Assign++];
+    return int64_t(P.Defs.size());
   }
   Error find();
   Error checkTypes();
@@ -68,6 +94,9 @@ private:
   unsigned BufferID;
   InsertedPhis *Inserted;
 
+  /// The reads not AtEnd, and the definitions by assignment, in order:
+  /// what the placeholders stand for, in the order they are printed.
+  std::vector<uint32_t> InOrderReads, AssignDefs;
   std::vector<Value *> DefValue;     ///< By definition.
   std::vector<CallInst *> ReadCall;  ///< By read.
   std::vector<CallInst *> AssignCall; ///< By definition; null if not one.
@@ -94,6 +123,13 @@ Error Restorer::find() {
   DefValue.assign(P.Defs.size(), nullptr);
   AssignCall.assign(P.Defs.size(), nullptr);
   ReadCall.assign(P.Reads.size(), nullptr);
+  for (size_t K = 0; K < P.Reads.size(); ++K)
+    if (!P.Reads[K].AtEnd)
+      InOrderReads.push_back(uint32_t(K));
+  for (size_t K = 0; K < P.Defs.size(); ++K)
+    if (P.Defs[K].How == SSAFunction::Def::Assign)
+      AssignDefs.push_back(uint32_t(K));
+  Cursor C;
   // Numbered values, in the order LLVM numbers them.
   std::vector<Value *> Numbered;
   auto Number = [&](Value &V) {
@@ -110,12 +146,20 @@ Error Restorer::find() {
       if (Opts.Mem2Reg)
         if (auto *PN = dyn_cast<PHINode>(&I))
           AuthorPhis.insert(PN);
-      if (int64_t K = placeholder(I, ReadFn); K >= 0 && K < int64_t(P.Reads.size()))
+      if (int64_t K = readAt(I, C); K >= 0) {
+        if (K == int64_t(P.Reads.size()))
+          return error(P.Reads.empty() ? 0 : P.Reads.back().At,
+                       "internal error: a read placeholder that lowering "
+                       "did not plan");
         ReadCall[K] = cast<CallInst>(&I);
-      if (int64_t K = placeholder(I, AssignFn);
-          K >= 0 && K < int64_t(P.Defs.size()) && cast<CallInst>(I).arg_size() == 2) {
+      }
+      if (int64_t K = assignAt(I, C); K >= 0) {
+        if (K == int64_t(P.Defs.size()))
+          return error(P.Defs.empty() ? 0 : P.Defs.back().At,
+                       "internal error: an assignment placeholder that "
+                       "lowering did not plan");
         AssignCall[K] = cast<CallInst>(&I);
-        DefValue[K] = AssignCall[K]->getArgOperand(1);
+        DefValue[K] = AssignCall[K]->getArgOperand(0);
       }
     }
   }
@@ -273,9 +317,10 @@ void Restorer::braun() {
     if (P.Defs[K].How == SSAFunction::Def::Param)
       DefVar(K, DefValue[K], 0);
   SmallVector<uint32_t, 8> AtEnd;
+  Cursor C; // find() checked that every placeholder matches.
   for (unsigned I = 0; I < BBs.size(); ++I) {
     for (Instruction &Inst : *BBs[I]) {
-      if (int64_t K = placeholder(Inst, ReadFn); K >= 0) {
+      if (int64_t K = readAt(Inst, C); K >= 0) {
         if (P.Reads[K].AtEnd) {
           AtEnd.push_back(uint32_t(K));
           continue;
@@ -284,7 +329,7 @@ void Restorer::braun() {
         Client[&Inst] = ReadValue[K];
         continue;
       }
-      if (int64_t K = placeholder(Inst, AssignFn); K >= 0) {
+      if (int64_t K = assignAt(Inst, C); K >= 0) {
         DefVar(size_t(K), DefValue[K], I);
         continue;
       }
@@ -389,7 +434,7 @@ void Restorer::promote() {
     if (CallInst *CI = AssignCall[K]) {
       // Its operand, when a read, is a load by now.
       if (AllocaInst *Slot = Slots[P.Defs[K].Var])
-        new StoreInst(CI->getArgOperand(1), Slot, CI);
+        new StoreInst(CI->getArgOperand(0), Slot, CI);
       CI->eraseFromParent();
     }
   std::vector<AllocaInst *> Promote;
