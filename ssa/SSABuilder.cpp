@@ -771,7 +771,10 @@ void SSABuilder::Impl::processSCC(llvm::ArrayRef<uint32_t> SCC) {
     }
   }
   if (SeveralOuter) {
-    removeMergesOfOneValue(SCC, Gen);
+    // A lone phi with two outside operands merges two values: nothing in
+    // its SCC can stand for it, so the operand graph need not be built.
+    if (SCC.size() > 1)
+      removeMergesOfOneValue(SCC, Gen);
     return;
   }
   if (Outer == NoId) {

@@ -31,12 +31,22 @@ class Checker {
 public:
   Checker(const FlatFunction &F, ArrayRef<uint8_t> Reachable)
       : F(F), Reachable(Reachable), N(unsigned(F.Blocks.size())),
-        Preds(N), DefMark(N, 0), RegionMark(N, 0), BadMark(N, 0),
-        Parent(N, 0) {
+        PredStart(N + 1, 0), DefMark(N, 0), RegionMark(N, 0),
+        BadMark(N, 0), Parent(N, 0) {
+    // Predecessor lists side by side in one array: block S's are
+    // PredList[PredStart[S]..PredStart[S+1]), in block order.
     for (unsigned B = 0; B < N; ++B)
       if (Reachable[B])
         for (unsigned S : F.Blocks[B].Succs)
-          Preds[S].push_back(B);
+          ++PredStart[S + 1];
+    for (unsigned B = 0; B < N; ++B)
+      PredStart[B + 1] += PredStart[B];
+    PredList.resize(PredStart[N]);
+    std::vector<unsigned> Fill(PredStart.begin(), PredStart.end() - 1);
+    for (unsigned B = 0; B < N; ++B)
+      if (Reachable[B])
+        for (unsigned S : F.Blocks[B].Succs)
+          PredList[Fill[S]++] = B;
   }
 
   /// The first unassigned read of Var among \p Reads, all of Var, given the
@@ -52,13 +62,20 @@ private:
     return Reachable[B] && BadMark[B] == Gen && DefMark[B] != Gen;
   }
   std::optional<unsigned> branchWithoutValue(unsigned B) const;
+  ArrayRef<unsigned> preds(unsigned B) const {
+    return ArrayRef<unsigned>(PredList).slice(PredStart[B],
+                                              PredStart[B + 1] - PredStart[B]);
+  }
 
   const FlatFunction &F;
   ArrayRef<uint8_t> Reachable;
   unsigned N;
-  std::vector<std::vector<unsigned>> Preds; ///< Reachable ones only.
+  /// Reachable predecessors only (preds()).
+  std::vector<unsigned> PredStart, PredList;
   unsigned Gen = 0;
   std::vector<unsigned> DefMark, RegionMark, BadMark, Parent;
+  /// Worklists of checkVariable, kept to reuse their memory.
+  std::vector<unsigned> Stack, Queue;
 };
 
 } // namespace
@@ -69,7 +86,7 @@ void Checker::checkVariable(ArrayRef<ExposedRead> Reads,
   for (unsigned B : DefBlocks)
     DefMark[B] = Gen;
   // The region: blocks from which a read is reached with no assignment.
-  std::vector<unsigned> Stack;
+  Stack.clear();
   for (const ExposedRead &R : Reads)
     if (RegionMark[R.Block] != Gen) {
       RegionMark[R.Block] = Gen;
@@ -78,7 +95,7 @@ void Checker::checkVariable(ArrayRef<ExposedRead> Reads,
   while (!Stack.empty()) {
     unsigned B = Stack.back();
     Stack.pop_back();
-    for (unsigned P : Preds[B])
+    for (unsigned P : preds(B))
       if (DefMark[P] != Gen && RegionMark[P] != Gen) {
         RegionMark[P] = Gen;
         Stack.push_back(P);
@@ -89,7 +106,7 @@ void Checker::checkVariable(ArrayRef<ExposedRead> Reads,
     return;
   // Blocks entered with the variable unassigned, breadth first so the
   // path to each is a shortest one.
-  std::vector<unsigned> Queue{Entry};
+  Queue.assign(1, Entry);
   BadMark[Entry] = Gen;
   for (size_t I = 0; I < Queue.size(); ++I) {
     unsigned B = Queue[I];
@@ -117,7 +134,7 @@ void Checker::checkVariable(ArrayRef<ExposedRead> Reads,
 /// predecessor order. None when no path assigns it: the entry is to blame.
 std::optional<unsigned> Checker::branchWithoutValue(unsigned B) const {
   for (unsigned Entry = F.Order.front(); B != Entry; B = Parent[B]) {
-    ArrayRef<unsigned> Ps = Preds[B];
+    ArrayRef<unsigned> Ps = preds(B);
     if (std::all_of(Ps.begin(), Ps.end(),
                      [&](unsigned P) { return tainted(P); }))
       continue;
