@@ -27,6 +27,7 @@
 #include "llquote/runtime/Engine.h"
 #include "llquote/runtime/KernelFiles.h"
 #include "KernelCache.h"
+#include "VectorMath.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -516,8 +517,10 @@ void runPassPipeline(Module &M, TargetMachine &TM, unsigned OptLevel) {
 
 /// What a cache miss does to the IR before code generation. Verifying first
 /// turns a front end's mistake into an error instead of a crash in a pass.
+/// Calls that allow approximation learn their vector variants before the
+/// vectorizers run (VectorMath.h).
 Error runPipeline(Module &M, TargetMachine &TM, unsigned OptLevel,
-                  bool FastMath) {
+                  bool FastMath, const detail::VectorMathLibrary &VM) {
   std::string Problems;
   raw_string_ostream ProblemStream(Problems);
   if (verifyModule(M, &ProblemStream))
@@ -525,6 +528,8 @@ Error runPipeline(Module &M, TargetMachine &TM, unsigned OptLevel,
                              "invalid module: " + Problems);
   if (FastMath)
     enableFastMath(M);
+  if (OptLevel > 0)
+    detail::annotateVectorMath(M, *TM.getMCSubtargetInfo(), VM);
   runPassPipeline(M, TM, OptLevel);
   return Error::success();
 }
@@ -725,6 +730,8 @@ Error Engine::initialize(const EngineOptions &Options) {
     return DL.takeError();
   Layout = *DL;
   TargetBuilder = std::make_unique<orc::JITTargetMachineBuilder>(*Builder);
+  VectorMath = std::make_unique<detail::VectorMathLibrary>(
+      detail::findVectorMath(Triple(TripleName)));
   if (Error Err = startJIT(std::move(*Builder)))
     return Err;
 
@@ -760,6 +767,10 @@ Error Engine::startJIT(orc::JITTargetMachineBuilder Builder) {
       orc::ExecutorAddr::fromPtr(&llq_rt_report_error), Flags};
   Runtime[JIT->mangleAndIntern("llq_rt_cancelled")] = {
       orc::ExecutorAddr::fromPtr(&llq_rt_cancelled), Flags};
+  // So are the vector math functions annotateVectorMath may name.
+  for (const auto &Fn : VectorMath->Functions)
+    Runtime[JIT->mangleAndIntern(Fn.getKey())] = {
+        orc::ExecutorAddr(Fn.getValue()), Flags};
   return JIT->getMainJITDylib().define(
       orc::absoluteSymbols(std::move(Runtime)));
 }
@@ -770,7 +781,7 @@ llvm::Expected<AddedModule> Engine::addModule(orc::ThreadSafeModule TSM,
   auto Start = std::chrono::steady_clock::now();
   orc::JITDylib &JD = RT ? RT->getJITDylib() : JIT->getMainJITDylib();
   detail::CodegenIdentity Id{TripleName, CPUName, Features, OptLevel,
-                             Options.FastMath};
+                             Options.FastMath, VectorMath->Name};
   std::string Name;
   llvm::Expected<detail::KernelKey> Key =
       TSM.withModuleDo([&](Module &M) -> llvm::Expected<detail::KernelKey> {
@@ -849,7 +860,8 @@ Engine::buildObject(Module &M, const std::string &Key, KernelOptions Options,
     return TM.takeError();
   std::unique_ptr<MemoryBuffer> Code;
   if (Error Err = recoverFatalErrors(M.getContext(), kernelName(M), [&]() -> Error {
-        if (Error Err = runPipeline(M, **TM, OptLevel, Options.FastMath))
+        if (Error Err = runPipeline(M, **TM, OptLevel, Options.FastMath,
+                                    *VectorMath))
           return Err;
         llvm::Expected<std::unique_ptr<MemoryBuffer>> Obj = emitObject(M, **TM);
         if (!Obj)
@@ -906,7 +918,7 @@ Error Engine::optimize(Module &M, KernelOptions Options) const {
   if (!TM)
     return TM.takeError();
   return recoverFatalErrors(M.getContext(), kernelName(M), [&] {
-    return runPipeline(M, **TM, OptLevel, Options.FastMath);
+    return runPipeline(M, **TM, OptLevel, Options.FastMath, *VectorMath);
   });
 }
 

@@ -76,8 +76,10 @@ KernelKey computeKernelKey(Module &M, const CodegenIdentity &Id) {
        << "cpu " << Id.CPU << "\n"
        << "features " << Id.Features << "\n"
        << "opt " << Id.OptLevel << "\n"
-       << "fast-math " << (Id.FastMath ? 1 : 0) << "\n"
-       << "codegen pic small\n\n";
+       << "fast-math " << (Id.FastMath ? 1 : 0) << "\n";
+    if (!Id.VectorMath.empty())
+      OS << "vector-math " << Id.VectorMath << "\n";
+    OS << "codegen pic small\n\n";
     M.print(OS, nullptr);
   }
   return Hasher.final<16>();

@@ -62,6 +62,9 @@ struct CodegenIdentity {
   std::string Features;
   unsigned OptLevel = 3;
   bool FastMath = false;
+  /// The vector math library `afn` calls may use (VectorMath.h); empty
+  /// for none, which leaves the key as it was before there was one.
+  std::string VectorMath;
 };
 
 using KernelKey = std::array<uint8_t, 16>;

@@ -66,7 +66,7 @@ std::string cnd(const std::string &D, const std::string &Out) {
   // InvSqrt2Pi * exp(-0.5 * D * D) * poly
   L("%" + P + "h = fmul float -0.5, " + D);
   L("%" + P + "hd = fmul float %" + P + "h, " + D);
-  L("%" + P + "e = call float @llvm.exp.f32(float %" + P + "hd)");
+  L("%" + P + "e = call afn float @llvm.exp.f32(float %" + P + "hd)");
   L("%" + P + "g = fmul float " + f(0.39894228040143267794f) + ", %" + P + "e");
   L("%" + P + "w = fmul float %" + P + "g, %" + P + "poly");
   L("%" + P + "omw = fsub float 1.0, %" + P + "w");
@@ -75,12 +75,16 @@ std::string cnd(const std::string &D, const std::string &Out) {
   return S;
 }
 
+/// Black-Scholes with `afn` on its exp and log calls: approximations are
+/// allowed, as Halide's own exp and log polynomials are, so the engine gives
+/// the vectorized loop glibc's libmvec (runtime/VectorMath.h). The seq, omp
+/// and tbb peers call libm's expf and logf.
 Fn blackScholesFn() {
   std::string B;
   auto L = [&](const std::string &Line) { B += "  " + Line + "\n"; };
   L("%sqrtT = call float @llvm.sqrt.f32(float %t)");
   L("%q = fdiv float %s, %k");
-  L("%lq = call float @llvm.log.f32(float %q)");
+  L("%lq = call afn float @llvm.log.f32(float %q)");
   L("%m = fmul float " + f(BSRate + 0.5f * BSVol * BSVol) + ", %t");
   L("%num = fadd float %lq, %m");
   L("%vs = fmul float " + f(BSVol) + ", %sqrtT");
@@ -89,7 +93,7 @@ Fn blackScholesFn() {
   B += cnd("%d1", "%n1");
   B += cnd("%d2", "%n2");
   L("%rt = fmul float " + f(-BSRate) + ", %t");
-  L("%disc = call float @llvm.exp.f32(float %rt)");
+  L("%disc = call afn float @llvm.exp.f32(float %rt)");
   L("%sn = fmul float %s, %n1");
   L("%kd = fmul float %k, %disc");
   L("%kdn = fmul float %kd, %n2");

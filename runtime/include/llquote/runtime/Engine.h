@@ -63,6 +63,7 @@ namespace detail {
 class DiskObjectCache;
 class KernelTable;
 class VerboseLog;
+struct VectorMathLibrary;
 } // namespace detail
 
 /// How an engine compiles. Every field left unset is read from the
@@ -212,6 +213,8 @@ private:
   std::unique_ptr<detail::VerboseLog> Log;
   std::unique_ptr<detail::DiskObjectCache> Disk;
   std::unique_ptr<detail::KernelTable> Kernels;
+  /// Vector variants for calls that allow approximation (`afn`).
+  std::unique_ptr<detail::VectorMathLibrary> VectorMath;
   std::unique_ptr<llvm::orc::LLJIT> JIT;
 
   std::atomic<uint64_t> Compiles{0};
