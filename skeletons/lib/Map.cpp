@@ -6,6 +6,13 @@
 // over consecutive positions of every manifest input: that loop has no
 // division in it and vectorizes.
 //
+// A matrix whose fused tree transposes an array (transpose, directly or
+// under maps and zips) is walked in tiles of Tile x Tile elements instead:
+// row by row, the transposed source would be read a column at a time, one
+// cache line per element; within a tile, the lines of the source's Tile
+// rows that the tile reads stay in cache until all of their elements are
+// used. The index space is then the tiles, in row-major order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "llquote/skeletons/Skeleton.h"
@@ -47,6 +54,58 @@ entry:
 $defs:entries
 )");
 
+const Template TiledMapSkeleton = LLQ_SKELETON(R"(
+$defs:fns
+
+define internal void @body.map(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  for i64 %t in %lo to %hi {
+    %tr = sdiv i64 %t, %tcols
+    %tc0 = mul i64 %tr, %tcols
+    %tc = sub i64 %t, %tc0
+    %i0 = mul i64 %tr, $const:tile
+    %j0 = mul i64 %tc, $const:tile
+    %i1 = add i64 %i0, $const:tile
+    %ishort = icmp slt i64 %rows, %i1
+    %i1 = select i1 %ishort, i64 %rows, i64 %i1
+    %j1 = add i64 %j0, $const:tile
+    %jshort = icmp slt i64 %inner, %j1
+    %j1 = select i1 %jshort, i64 %inner, i64 %j1
+    for i64 %o0 in %i0 to %i1 {
+      %rowbase = mul i64 %o0, %inner
+      for i64 %j in %j0 to %j1 {
+        %lin = add i64 %rowbase, %j
+        $instrs:elem
+      }
+    }
+  }
+  ret void
+}
+
+$defs:entries
+)");
+
+/// The side of a tile, in elements: 32 x 32 floats are 4 KiB of output and
+/// 32 source rows of 128 bytes, well inside a level-1 cache.
+constexpr int64_t Tile = 32;
+
+/// Whether N's fused tree, the part of it computed inside the kernel,
+/// transposes an array.
+bool transposes(const Node &N) {
+  if (N.K == Op::Transpose)
+    return true;
+  if (!N.isProducer() || N.K == Op::Use)
+    return false;
+  for (const NodeRef &K : N.Kids)
+    if (transposes(*K))
+      return true;
+  return false;
+}
+
+/// Whether P, a materialised array, is walked in tiles.
+bool tiled(const Node &P) { return P.Sh.rank() == 2 && transposes(P); }
+
 class Materialize final : public Skeleton {
 public:
   const char *name() const override { return "map"; }
@@ -56,6 +115,17 @@ public:
     const Node &P = *G.root().Kids[0];
     unsigned Rank = P.Sh.rank();
     std::string Setup, Outer, Elem;
+    if (tiled(P)) {
+      Setup = fmt::format("  %rows = i64 {}\n  %inner = i64 {}\n"
+                          "  %tcols0 = add i64 %inner, {}\n"
+                          "  %tcols = sdiv i64 %tcols0, {}\n",
+                          G.extent(P, 0), G.extent(P, 1), Tile - 1, Tile);
+      std::string X = G.elemMulti(P, {"%o0", "%j"}, Elem);
+      G.store(P.Type, G.outBuffers(0, P.Type), X, "%lin", Elem);
+      return G.instantiate(TiledMapSkeleton,
+                           {{"setup", Setup}, {"elem", Elem}, {"tile", Tile}},
+                           {"map"}, Ctx);
+    }
     Setup = fmt::format("  %inner = i64 {}\n",
                         Rank ? G.extent(P, Rank - 1) : "1");
     std::vector<std::string> Ix;
@@ -86,6 +156,11 @@ public:
     const Node &P = *L.root().Kids[0];
     if (llvm::Error E = L.output(P.Type, P.Sh))
       return E;
+    if (tiled(P)) {
+      int64_t Tiles = ((P.Sh.extent(0) + Tile - 1) / Tile) *
+                      ((P.Sh.extent(1) + Tile - 1) / Tile);
+      return L.run(0, 0, Tiles, L.backend().grain(4));
+    }
     return L.run(0, 0, P.Sh.size(), L.backend().grain(4096));
   }
 };

@@ -248,6 +248,43 @@ TEST_CASE("fold of a matrix, foldSeg with empty segments, fold1 errors") {
                        doctest::Contains("ranks differ"), ArrayError);
 }
 
+TEST_CASE("transposes are written in tiles: every shape, partial tiles, fused producers") {
+  auto Add = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %b");
+  auto Neg = LLQ_FN("i64 (i64 %a)", "%r = sub i64 0, %a");
+  std::mt19937_64 G(7);
+  // Tiles are 32 x 32: shapes below, at and across tile edges.
+  std::vector<std::pair<int64_t, int64_t>> Shapes{
+      {1, 1}, {1, 70}, {70, 1}, {31, 33}, {32, 32}, {64, 96}, {97, 45}};
+  for (int K = 0; K < 5; ++K)
+    Shapes.push_back({int64_t(G() % 130 + 1), int64_t(G() % 130 + 1)});
+  for (auto [R, C] : Shapes) {
+    CAPTURE(R);
+    CAPTURE(C);
+    std::vector<int64_t> A(size_t(R * C)), B(size_t(R * C));
+    for (auto &V : A)
+      V = int64_t(G() % 1000);
+    for (auto &V : B)
+      V = int64_t(G() % 1000);
+    Acc MA = reshape({R, C}, fromVector(A));
+    Acc MB = reshape({C, R}, fromVector(B));
+    // A transpose alone, under a map, and zipped with an untransposed array.
+    std::vector<int64_t> T = cpu().run(transpose(MA)).toVector<int64_t>();
+    std::vector<int64_t> N = cpu().run(map(Neg, transpose(MA))).toVector<int64_t>();
+    std::vector<int64_t> Z = cpu().run(zipWith(Add, transpose(MA), MB)).toVector<int64_t>();
+    REQUIRE(T.size() == size_t(R * C));
+    auto IR = cpu().kernelIR(transpose(MA), false);
+    REQUIRE(IR);
+    CHECK(IR->find("%tcols") != std::string::npos);
+    for (int64_t I = 0; I < C; ++I)
+      for (int64_t J = 0; J < R; ++J) {
+        int64_t Out = I * R + J, In = J * C + I;
+        REQUIRE(T[size_t(Out)] == A[size_t(In)]);
+        REQUIRE(N[size_t(Out)] == -A[size_t(In)]);
+        REQUIRE(Z[size_t(Out)] == A[size_t(In)] + B[size_t(Out)]);
+      }
+  }
+}
+
 TEST_CASE("producers: generate, backpermute, reverse, transpose, enumFromN, tuples") {
   auto Gen = LLQ_FN("i32 (i64 %i, i64 %j)",
                     "%a = mul i64 %i, 10\n %b = add i64 %a, %j\n %r = trunc i64 %b to i32");
