@@ -17,7 +17,11 @@
 // of the source (one per thread) into a private copy of the output, with a
 // byte per cell that says whether the part reached it, and `merge` combines
 // the parts' copies into the output, cell by cell, in part order. Only the
-// combination order changes, which permute leaves open anyway.
+// combination order changes, which permute leaves open anyway. When the
+// function is integer add, or, xor or unsigned max, whose identity is zero,
+// the copies start as zeros (scratch memory is zero-filled) and need no
+// reached bytes: each element is a load, the operation and a store, and an
+// unreached cell combines zero into the output, which leaves it as it was.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +92,13 @@ enum HostSlot : unsigned { Locks, Private, Reached, OutSize, PartLen, Parts };
 constexpr int64_t MaxPrivateCells = 1 << 16;
 /// ...and the source has at least this many elements per output cell.
 constexpr int64_t MinSourcePerCell = 4;
+
+/// Whether F is an operation whose identity is zero (integer add, or, xor,
+/// unsigned max), so that a private copy may start as zeros.
+bool zeroIsIdentity(const Fn &F) {
+  const std::string &Op = F.impl().AtomicOp;
+  return Op == "add" || Op == "or" || Op == "xor" || Op == "umax";
+}
 
 /// The integer type as wide as a field in memory.
 std::string bitsType(ScalarKind K) {
@@ -189,7 +200,29 @@ public:
     // Private copies: the part this piece of the source belongs to, its
     // copy of the output, and the byte per cell that says it was reached.
     std::string PSetup, PComb, MSetup, MComb;
-    if (G.atomics() && !N.Type.isTuple()) {
+    if (G.atomics() && !N.Type.isTuple() && zeroIsIdentity(Combine)) {
+      PSetup = fmt::format(
+          "  %part = sdiv i64 %lo, {0}\n"
+          "  %pfirst = mul i64 %part, {1}\n"
+          "  %pcopy = getelementptr {2}, ptr {3}, i64 %pfirst\n",
+          G.hostInt(PartLen), G.hostInt(OutSize), memType(N.Type.field(0)),
+          G.hostPtr(Private));
+      std::vector<std::string> Copy = {"%pcopy"};
+      std::string Old = G.load(N.Type, Copy, TL, PComb);
+      std::string New = G.call(Combine, {T + " %x", T + " " + Old}, PComb);
+      G.store(N.Type, Copy, New, TL, PComb);
+
+      MSetup = fmt::format("  %parts = i64 {}\n", G.hostInt(Parts));
+      MComb = fmt::format("  %mfirst = mul i64 %part, {0}\n"
+                          "  %mcell = add i64 %mfirst, %i\n",
+                          G.hostInt(OutSize));
+      std::vector<std::string> All = {G.hostPtr(Private)};
+      std::vector<std::string> Outs = G.outBuffers(0, N.Type);
+      std::string Mine = G.load(N.Type, All, "%mcell", MComb);
+      std::string Cur = G.load(N.Type, Outs, "%i", MComb);
+      std::string Both = G.call(Combine, {T + " " + Mine, T + " " + Cur}, MComb);
+      G.store(N.Type, Outs, Both, "%i", MComb);
+    } else if (G.atomics() && !N.Type.isTuple()) {
       PSetup = fmt::format(
           "  %part = sdiv i64 %lo, {0}\n"
           "  %pfirst = mul i64 %part, {1}\n"
@@ -265,8 +298,9 @@ public:
     // share a part (their first index over Len).
     L.Host[Private] = reinterpret_cast<uintptr_t>(
         L.scratch(size_t(NumParts * Cells) * Bytes));
-    L.Host[Reached] =
-        reinterpret_cast<uintptr_t>(L.scratch(size_t(NumParts * Cells)));
+    if (!zeroIsIdentity(N.Fns[0]))
+      L.Host[Reached] =
+          reinterpret_cast<uintptr_t>(L.scratch(size_t(NumParts * Cells)));
     L.Host[OutSize] = uint64_t(Cells);
     L.Host[PartLen] = uint64_t(Len);
     L.Host[Parts] = uint64_t(NumParts);

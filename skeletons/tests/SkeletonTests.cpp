@@ -382,6 +382,12 @@ TEST_CASE("permute: a small output is combined through per-thread copies") {
                         "%m = mul i8 %b, 1\n %r = add i8 %a, %m");
   auto AddF = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
   auto Or = LLQ_FN("i1 (i1 %a, i1 %b)", "%r = or i1 %a, %b");
+  // Copies that start as zeros (add above, xor, unsigned max) and copies
+  // with reached bytes (and, signed max: zero is not their identity).
+  auto XorI = LLQ_FN("i32 (i32 %a, i32 %b)", "%r = xor i32 %a, %b");
+  auto UMax = LLQ_FN("i32 (i32 %a, i32 %b)", "%r = call i32 @llvm.umax.i32(i32 %a, i32 %b)");
+  auto AndI = LLQ_FN("i32 (i32 %a, i32 %b)", "%r = and i32 %a, %b");
+  auto SMax = LLQ_FN("i32 (i32 %a, i32 %b)", "%r = call i32 @llvm.smax.i32(i32 %a, i32 %b)");
   // Empty: no cells, no elements, or neither.
   auto None = fromVector(std::vector<int32_t>{});
   auto Some = fromVector(std::vector<int32_t>(100, 1));
@@ -412,6 +418,11 @@ TEST_CASE("permute: a small output is combined through per-thread copies") {
                 .toVector<float>() ==
             seq().run(permute(AddF, fill({13}, 0.5f), P, fromVector(Fs)))
                 .toVector<float>());
+      for (const Fn &C : {XorI, UMax, AndI, SMax})
+        CHECK(Four.run(permute(C, fill({13}, int32_t(-3)), P, fromVector(Is)))
+                  .toVector<int32_t>() ==
+              seq().run(permute(C, fill({13}, int32_t(-3)), P, fromVector(Is)))
+                  .toVector<int32_t>());
       CHECK(Four.run(permute(Or, fill({13}, false), P, fromVector(Ls)))
                 .toVector<bool>() ==
             seq().run(permute(Or, fill({13}, false), P, fromVector(Ls)))
