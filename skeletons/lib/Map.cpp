@@ -6,8 +6,8 @@
 // over consecutive positions of every manifest input: that loop has no
 // division in it and vectorizes.
 //
-// A matrix whose fused tree transposes an array (transpose, directly or
-// under maps and zips) is walked in tiles of Tile x Tile elements instead:
+// On the CPU, a matrix whose fused tree transposes an array (transpose,
+// directly or under maps and zips) is walked in tiles of Tile x Tile elements instead:
 // row by row, the transposed source would be read a column at a time, one
 // cache line per element; within a tile, the lines of the source's Tile
 // rows that the tile reads stay in cache until all of their elements are
@@ -103,8 +103,12 @@ bool transposes(const Node &N) {
   return false;
 }
 
-/// Whether P, a materialised array, is walked in tiles.
-bool tiled(const Node &P) { return P.Sh.rank() == 2 && transposes(P); }
+/// Whether P, a materialised array, is walked in tiles: on the CPU. A GPU
+/// thread runs one element of the map, so that a warp's writes are
+/// neighbours; a tile per thread would serialise 1024 of them.
+bool tiled(const Node &P, const Backend &B) {
+  return B.kind() != BackendKind::GPU && P.Sh.rank() == 2 && transposes(P);
+}
 
 class Materialize final : public Skeleton {
 public:
@@ -115,7 +119,7 @@ public:
     const Node &P = *G.root().Kids[0];
     unsigned Rank = P.Sh.rank();
     std::string Setup, Outer, Elem;
-    if (tiled(P)) {
+    if (tiled(P, G.backend())) {
       Setup = fmt::format("  %rows = i64 {}\n  %inner = i64 {}\n"
                           "  %tcols0 = add i64 %inner, {}\n"
                           "  %tcols = sdiv i64 %tcols0, {}\n",
@@ -156,7 +160,7 @@ public:
     const Node &P = *L.root().Kids[0];
     if (llvm::Error E = L.output(P.Type, P.Sh))
       return E;
-    if (tiled(P)) {
+    if (tiled(P, L.backend())) {
       int64_t Tiles = ((P.Sh.extent(0) + Tile - 1) / Tile) *
                       ((P.Sh.extent(1) + Tile - 1) / Tile);
       return L.run(0, 0, Tiles, L.backend().grain(4));
