@@ -200,65 +200,54 @@ public:
     // Private copies: the part this piece of the source belongs to, its
     // copy of the output, and the byte per cell that says it was reached.
     std::string PSetup, PComb, MSetup, MComb;
-    if (G.atomics() && !N.Type.isTuple() && zeroIsIdentity(Combine)) {
+    if (G.atomics() && !N.Type.isTuple()) {
+      // Copies of an operation whose identity is zero start as the zeroed
+      // scratch; the others keep a byte per cell that says it was reached.
+      bool Zero = zeroIsIdentity(Combine);
       PSetup = fmt::format(
           "  %part = sdiv i64 %lo, {0}\n"
           "  %pfirst = mul i64 %part, {1}\n"
           "  %pcopy = getelementptr {2}, ptr {3}, i64 %pfirst\n",
           G.hostInt(PartLen), G.hostInt(OutSize), memType(N.Type.field(0)),
           G.hostPtr(Private));
+      if (!Zero)
+        PSetup += fmt::format(
+            "  %preach = getelementptr i8, ptr {}, i64 %pfirst\n",
+            G.hostPtr(Reached));
       std::vector<std::string> Copy = {"%pcopy"};
+      if (!Zero) {
+        PComb = fmt::format("  %rp = getelementptr i8, ptr %preach, i64 {}\n"
+                            "  %seen = load i8, ptr %rp\n"
+                            "  %fresh = icmp eq i8 %seen, 0\n"
+                            "  if %fresh {{\n",
+                            TL);
+        G.store(N.Type, Copy, "%x", TL, PComb);
+        PComb += "    store i8 1, ptr %rp\n  } else {\n";
+      }
       std::string Old = G.load(N.Type, Copy, TL, PComb);
       std::string New = G.call(Combine, {T + " %x", T + " " + Old}, PComb);
       G.store(N.Type, Copy, New, TL, PComb);
+      if (!Zero)
+        PComb += "  }\n";
 
       MSetup = fmt::format("  %parts = i64 {}\n", G.hostInt(Parts));
       MComb = fmt::format("  %mfirst = mul i64 %part, {0}\n"
                           "  %mcell = add i64 %mfirst, %i\n",
                           G.hostInt(OutSize));
+      if (!Zero)
+        MComb += fmt::format("  %mrp = getelementptr i8, ptr {}, i64 %mcell\n"
+                             "  %mseen = load i8, ptr %mrp\n"
+                             "  %mhas = icmp ne i8 %mseen, 0\n"
+                             "  if %mhas {{\n",
+                             G.hostPtr(Reached));
       std::vector<std::string> All = {G.hostPtr(Private)};
       std::vector<std::string> Outs = G.outBuffers(0, N.Type);
       std::string Mine = G.load(N.Type, All, "%mcell", MComb);
       std::string Cur = G.load(N.Type, Outs, "%i", MComb);
       std::string Both = G.call(Combine, {T + " " + Mine, T + " " + Cur}, MComb);
       G.store(N.Type, Outs, Both, "%i", MComb);
-    } else if (G.atomics() && !N.Type.isTuple()) {
-      PSetup = fmt::format(
-          "  %part = sdiv i64 %lo, {0}\n"
-          "  %pfirst = mul i64 %part, {1}\n"
-          "  %pcopy = getelementptr {2}, ptr {3}, i64 %pfirst\n"
-          "  %preach = getelementptr i8, ptr {4}, i64 %pfirst\n",
-          G.hostInt(PartLen), G.hostInt(OutSize), memType(N.Type.field(0)),
-          G.hostPtr(Private), G.hostPtr(Reached));
-      std::vector<std::string> Copy = {"%pcopy"};
-      PComb = fmt::format("  %rp = getelementptr i8, ptr %preach, i64 {}\n"
-                          "  %seen = load i8, ptr %rp\n"
-                          "  %fresh = icmp eq i8 %seen, 0\n"
-                          "  if %fresh {{\n",
-                          TL);
-      G.store(N.Type, Copy, "%x", TL, PComb);
-      PComb += "    store i8 1, ptr %rp\n  } else {\n";
-      std::string Old = G.load(N.Type, Copy, TL, PComb);
-      std::string New = G.call(Combine, {T + " %x", T + " " + Old}, PComb);
-      G.store(N.Type, Copy, New, TL, PComb);
-      PComb += "  }\n";
-
-      MSetup = fmt::format("  %parts = i64 {}\n", G.hostInt(Parts));
-      MComb = fmt::format(
-          "  %mfirst = mul i64 %part, {0}\n"
-          "  %mcell = add i64 %mfirst, %i\n"
-          "  %mrp = getelementptr i8, ptr {1}, i64 %mcell\n"
-          "  %mseen = load i8, ptr %mrp\n"
-          "  %mhas = icmp ne i8 %mseen, 0\n"
-          "  if %mhas {{\n",
-          G.hostInt(OutSize), G.hostPtr(Reached));
-      std::vector<std::string> All = {G.hostPtr(Private)};
-      std::vector<std::string> Outs = G.outBuffers(0, N.Type);
-      std::string Mine = G.load(N.Type, All, "%mcell", MComb);
-      std::string Cur = G.load(N.Type, Outs, "%i", MComb);
-      std::string Both = G.call(Combine, {T + " " + Mine, T + " " + Cur}, MComb);
-      G.store(N.Type, Outs, Both, "%i", MComb);
-      MComb += "  }\n";
+      if (!Zero)
+        MComb += "  }\n";
     } else {
       // Never run: the phases exist in every permute kernel.
       MSetup = "  %parts = i64 0\n";
