@@ -7,7 +7,7 @@
 // division in it and vectorizes.
 //
 // On the CPU, a matrix whose fused tree transposes an array (transpose,
-// directly or under maps and zips) is walked in tiles of Tile x Tile elements instead:
+// directly or under maps and zips) is walked in Tile x Tile tiles instead:
 // row by row, the transposed source would be read a column at a time, one
 // cache line per element; within a tile, the lines of the source's Tile
 // rows that the tile reads stay in cache until all of their elements are
@@ -91,14 +91,15 @@ $defs:entries
 constexpr int64_t Tile = 32;
 
 /// Whether N's fused tree, the part of it computed inside the kernel,
-/// transposes an array.
+/// transposes an array. The arrays a function reads (Fn::with) are
+/// computed before the kernel: they are not looked into.
 bool transposes(const Node &N) {
   if (N.K == Op::Transpose)
     return true;
   if (!N.isProducer() || N.K == Op::Use)
     return false;
-  for (const NodeRef &K : N.Kids)
-    if (transposes(*K))
+  for (unsigned K = 0; K < N.NumInputs; ++K)
+    if (transposes(*N.Kids[K]))
       return true;
   return false;
 }
