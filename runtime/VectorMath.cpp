@@ -152,8 +152,8 @@ void annotateVectorMath(Module &M, const MCSubtargetInfo &STI,
                                      /*isVarArg=*/false);
         auto *Decl = dyn_cast<Function>(
             M.getOrInsertFunction(Name, FT).getCallee());
-        if (!Decl || Decl->getFunctionType() != FT)
-          continue; // The module has the name for something else.
+        if (!Decl || !Decl->isDeclaration() || Decl->getFunctionType() != FT)
+          continue; // The module has the name for something of its own.
         Declared.push_back(Decl);
         Offered.push_back(Lanes);
         if (!Variants.empty())
