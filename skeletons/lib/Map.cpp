@@ -13,6 +13,14 @@
 // rows that the tile reads stay in cache until all of their elements are
 // used. The index space is then the tiles, in row-major order.
 //
+// A plain transpose of a manifest array (no function fused over it) moves
+// each full tile as 16 blocks of 8 x 8: eight vector loads of the source's
+// rows, the transposition in registers (three rounds of shuffles), and
+// eight vector stores of the output's rows. Neither side is then read or
+// written with a stride, which LLVM's vectorizers cannot arrange by
+// themselves: the element loop reads the source a column at a time. Tiles
+// at the right and bottom edges, and fused trees, keep the element loop.
+//
 //===----------------------------------------------------------------------===//
 
 #include "llquote/skeletons/Skeleton.h"
@@ -72,11 +80,24 @@ entry:
     %j1 = add i64 %j0, $const:tile
     %jshort = icmp slt i64 %inner, %j1
     %j1 = select i1 %jshort, i64 %inner, i64 %j1
-    for i64 %o0 in %i0 to %i1 {
-      %rowbase = mul i64 %o0, %inner
-      for i64 %j in %j0 to %j1 {
-        %lin = add i64 %rowbase, %j
-        $instrs:elem
+    %whole = or i1 %ishort, %jshort
+    %whole = xor i1 %whole, true
+    %blocks = and i1 %whole, $const:blocks
+    if %blocks {
+      for i64 %bi in 0 to $const:tile step 8 {
+        for i64 %bj in 0 to $const:tile step 8 {
+          %o = add i64 %i0, %bi
+          %c = add i64 %j0, %bj
+          $instrs:block
+        }
+      }
+    } else {
+      for i64 %o0 in %i0 to %i1 {
+        %rowbase = mul i64 %o0, %inner
+        for i64 %j in %j0 to %j1 {
+          %lin = add i64 %rowbase, %j
+          $instrs:elem
+        }
       }
     }
   }
@@ -89,6 +110,7 @@ $defs:entries
 /// The side of a tile, in elements: 32 x 32 floats are 4 KiB of output and
 /// 32 source rows of 128 bytes, well inside a level-1 cache.
 constexpr int64_t Tile = 32;
+static_assert(Tile % 8 == 0, "a full tile is a whole number of 8 x 8 blocks");
 
 /// Whether N's fused tree, the part of it computed inside the kernel,
 /// transposes an array. The arrays a function reads (Fn::with) are
@@ -102,6 +124,82 @@ bool transposes(const Node &N) {
     if (transposes(*N.Kids[K]))
       return true;
   return false;
+}
+
+/// The manifest array P transposes with nothing fused over it (through
+/// reshapes, which keep linear positions), or null.
+const Node *plainTransposeSource(const Node &P) {
+  if (P.K != Op::Transpose)
+    return nullptr;
+  const Node *S = P.Kids[0].get();
+  while (S->K == Op::Reshape)
+    S = S->Kids[0].get();
+  return S->K == Op::Use ? S : nullptr;
+}
+
+/// Code that moves the 8 x 8 block of output rows %o.. and columns %c.. of
+/// P, the transpose of the manifest array Src, a field at a time: output
+/// row %o + k is source column %o + k, whose elements in rows %c..%c + 7
+/// lie in the eight source rows loaded. Each round of shuffles swaps the
+/// off-diagonal halves of 8 x 8, then 4 x 4, then 2 x 2 sub-blocks.
+std::string transposeBlock(KernelGen &G, const Node &P, const Node &Src) {
+  constexpr int V = 8;
+  // Masks of the round with sub-blocks of W rows: lanes [0, W) of every
+  // 2W come from the first vector, the rest from the second, low halves
+  // for the upper row of a pair and high halves for the lower one.
+  auto Mask = [](int W, bool High) {
+    std::string M = "<";
+    for (int L = 0; L < V; ++L) {
+      int Pair = L / (2 * W), In = L % (2 * W);
+      int Lane = Pair * 2 * W + (High ? W : 0) + In % W + (In < W ? 0 : V);
+      M += fmt::format("{}i32 {}", L ? ", " : "", Lane);
+    }
+    return M + ">";
+  };
+  std::string Code, Rows = G.extent(P, 0), Cols = G.extent(P, 1);
+  std::vector<std::string> Out = G.outBuffers(0, P.Type);
+  for (unsigned F = 0; F < P.Type.numFields(); ++F) {
+    std::string Mem = memType(P.Type.field(F)), In = G.buffer(Src, F);
+    std::string VT = fmt::format("<{} x {}>", V, Mem);
+    unsigned Align = Mem == "i8" ? 1 : Mem == "i16" ? 2
+                   : (Mem == "i64" || Mem == "double") ? 8 : 4;
+    std::vector<std::string> R(V);
+    for (int K = 0; K < V; ++K) {
+      std::string At = G.fresh("at"), Ptr = G.fresh("pb");
+      R[K] = G.fresh("rb");
+      Code += fmt::format("  {0} = add i64 %c, {1}\n"
+                          "  {0} = mul i64 {0}, {2}\n"
+                          "  {0} = add i64 {0}, %o\n"
+                          "  {3} = getelementptr {4}, ptr {5}, i64 {0}\n"
+                          "  {6} = load {7}, ptr {3}, align {8}\n",
+                          At, K, Rows, Ptr, Mem, In, R[K], VT, Align);
+    }
+    for (int W = V / 2; W >= 1; W /= 2) {
+      std::vector<std::string> Next(V);
+      for (int K = 0; K < V; ++K) {
+        if (K % (2 * W) >= W)
+          continue;
+        Next[K] = G.fresh("sb");
+        Next[K + W] = G.fresh("sb");
+        Code += fmt::format("  {} = shufflevector {} {}, {} {}, <{} x i32> {}\n"
+                            "  {} = shufflevector {} {}, {} {}, <{} x i32> {}\n",
+                            Next[K], VT, R[K], VT, R[K + W], V, Mask(W, false),
+                            Next[K + W], VT, R[K], VT, R[K + W], V,
+                            Mask(W, true));
+      }
+      R = Next;
+    }
+    for (int K = 0; K < V; ++K) {
+      std::string At = G.fresh("at"), Ptr = G.fresh("pb");
+      Code += fmt::format("  {0} = add i64 %o, {1}\n"
+                          "  {0} = mul i64 {0}, {2}\n"
+                          "  {0} = add i64 {0}, %c\n"
+                          "  {3} = getelementptr {4}, ptr {5}, i64 {0}\n"
+                          "  store {6} {7}, ptr {3}, align {8}\n",
+                          At, K, Cols, Ptr, Mem, Out[F], VT, R[K], Align);
+    }
+  }
+  return Code;
 }
 
 /// Whether P, a materialised array, is walked in tiles: on the CPU. A GPU
@@ -127,8 +225,14 @@ public:
                           G.extent(P, 0), G.extent(P, 1), Tile - 1, Tile);
       std::string X = G.elemMulti(P, {"%o0", "%j"}, Elem);
       G.store(P.Type, G.outBuffers(0, P.Type), X, "%lin", Elem);
+      const Node *Src = plainTransposeSource(P);
+      std::string Block = Src ? transposeBlock(G, P, *Src) : "";
       return G.instantiate(TiledMapSkeleton,
-                           {{"setup", Setup}, {"elem", Elem}, {"tile", Tile}},
+                           {{"setup", Setup},
+                            {"elem", Elem},
+                            {"block", Block},
+                            {"blocks", Src != nullptr},
+                            {"tile", Tile}},
                            {"map"}, Ctx);
     }
     Setup = fmt::format("  %inner = i64 {}\n",

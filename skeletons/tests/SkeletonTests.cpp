@@ -285,6 +285,61 @@ TEST_CASE("transposes are written in tiles: every shape, partial tiles, fused pr
   }
 }
 
+TEST_CASE_TEMPLATE("a plain transpose moves 8 x 8 blocks through registers", T,
+                   int8_t, int16_t, int32_t, int64_t, float, double) {
+  // Full tiles only, full and partial tiles, and no full tile at all.
+  std::vector<std::pair<int64_t, int64_t>> Shapes{
+      {32, 32}, {64, 96}, {96, 64}, {72, 40}, {33, 65}, {8, 8}, {1, 64}};
+  for (auto [R, C] : Shapes) {
+    CAPTURE(R);
+    CAPTURE(C);
+    std::vector<T> A = randomVector<T>(R * C, unsigned(R * 131 + C));
+    Array<T> M = fromVector({R, C}, A);
+    std::vector<T> Got = cpu().run(transpose(M)).template toVector<T>();
+    REQUIRE(Got.size() == A.size());
+    for (int64_t I = 0; I < C; ++I)
+      for (int64_t J = 0; J < R; ++J)
+        REQUIRE(Got[size_t(I * R + J)] == A[size_t(J * C + I)]);
+    // A transposed reshape is a plain transpose too.
+    std::vector<T> Re =
+        cpu().run(transpose(reshape({C, R}, M))).template toVector<T>();
+    for (int64_t I = 0; I < R; ++I)
+      for (int64_t J = 0; J < C; ++J)
+        REQUIRE(Re[size_t(I * C + J)] == A[size_t(J * R + I)]);
+  }
+  auto Plain = cpu().kernelIR(transpose(fromVector({64, 64}, randomVector<T>(4096, 1))));
+  REQUIRE(Plain);
+  CHECK(Plain->find("shufflevector") != std::string::npos);
+}
+
+TEST_CASE("a transpose with a function fused over it, or of tuples, keeps its meaning") {
+  auto Neg = LLQ_FN("i32 (i32 %a)", "%r = sub i32 0, %a");
+  const int64_t R = 64, C = 40;
+  std::vector<int32_t> A = randomVector<int32_t>(R * C, 9);
+  std::vector<double> D(size_t(R * C));
+  for (size_t K = 0; K < D.size(); ++K)
+    D[K] = double(K) / 4;
+  Array<int32_t> M = fromVector({R, C}, A);
+  // Fused: the element loop, no blocks.
+  auto Fused = cpu().kernelIR(map(Neg, transpose(M)));
+  REQUIRE(Fused);
+  CHECK(Fused->find("shufflevector") == std::string::npos);
+  std::vector<int32_t> N = cpu().run(map(Neg, transpose(M))).toVector<int32_t>();
+  // Tuples: a block per field.
+  auto P = fromVectors<int32_t, double>({R, C}, A, D);
+  auto TP = cpu().run(transpose(P)).as<std::tuple<int32_t, double>>().toVector();
+  auto Blocks = cpu().kernelIR(transpose(P));
+  REQUIRE(Blocks);
+  CHECK(Blocks->find("shufflevector <8 x double>") != std::string::npos);
+  for (int64_t I = 0; I < C; ++I)
+    for (int64_t J = 0; J < R; ++J) {
+      size_t Out = size_t(I * R + J), In = size_t(J * C + I);
+      REQUIRE(N[Out] == -A[In]);
+      REQUIRE(std::get<0>(TP[Out]) == A[In]);
+      REQUIRE(std::get<1>(TP[Out]) == D[In]);
+    }
+}
+
 TEST_CASE("producers: generate, backpermute, reverse, transpose, enumFromN, tuples") {
   auto Gen = LLQ_FN("i32 (i64 %i, i64 %j)",
                     "%a = mul i64 %i, 10\n %b = add i64 %a, %j\n %r = trunc i64 %b to i32");
