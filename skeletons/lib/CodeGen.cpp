@@ -486,6 +486,10 @@ Launch::Launch(const Node &Root, const Kernel &K, Backend &B)
   numberTree(Root, Index, &Nodes);
 }
 
+int64_t Launch::grain(int64_t HostGrain) const {
+  return B.grain(K.Loops ? std::min<int64_t>(HostGrain, 16) : HostGrain);
+}
+
 llvm::Error Launch::output(const ElemType &T, const Shape &Sh) {
   if (Outputs.empty() && Reuse && Reuse->type() == T && Reuse->shape() == Sh) {
     auto R = B.resident(Reuse);

@@ -270,7 +270,7 @@ public:
                       ((P.Sh.extent(1) + Tile - 1) / Tile);
       return L.run(0, 0, Tiles, L.backend().grain(4));
     }
-    return L.run(0, 0, P.Sh.size(), L.backend().grain(4096));
+    return L.run(0, 0, P.Sh.size(), L.grain(4096));
   }
 };
 

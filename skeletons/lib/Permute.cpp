@@ -276,10 +276,10 @@ public:
     L.Host.assign(Parts + 1, 0);
     L.Host[Locks] = reinterpret_cast<uintptr_t>(
         L.scratch(N.Type.isTuple() ? size_t(Cells) : 1));
-    if (llvm::Error E = L.run(0, 0, Cells, L.backend().grain(4096)))
+    if (llvm::Error E = L.run(0, 0, Cells, L.grain(4096)))
       return E;
     if (!Privatise)
-      return L.run(1, 0, Source, L.backend().grain(4096));
+      return L.run(1, 0, Source, L.grain(4096));
     int64_t Len = (Source + Threads - 1) / Threads;
     int64_t NumParts = (Source + Len - 1) / Len;
     size_t Bytes = rt::byteSize(N.Type.field(0));
@@ -295,7 +295,7 @@ public:
     L.Host[Parts] = uint64_t(NumParts);
     if (llvm::Error E = L.run(2, 0, Source, Len))
       return E;
-    return L.run(3, 0, Cells, L.backend().grain(4096));
+    return L.run(3, 0, Cells, L.grain(4096));
   }
 };
 

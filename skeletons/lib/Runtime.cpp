@@ -13,6 +13,9 @@
 #include "Gpu.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llquote/runtime/Engine.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/CFG.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -315,6 +318,33 @@ llvm::Error RuntimeImpl::dump(const llvm::Module &M, const std::string &Name,
   return llvm::Error::success();
 }
 
+/// Whether one of the kernel's scalar functions @f0 .. @fN-1 of M, or a
+/// function defined in M that one of them calls, has a loop.
+static bool functionsLoop(const llvm::Module &M, size_t N) {
+  llvm::SmallPtrSet<const llvm::Function *, 8> Seen;
+  std::vector<const llvm::Function *> Work;
+  for (size_t I = 0; I < N; ++I)
+    if (const llvm::Function *F = M.getFunction(fmt::format("f{}", I)))
+      Work.push_back(F);
+  while (!Work.empty()) {
+    const llvm::Function *F = Work.back();
+    Work.pop_back();
+    if (F->isDeclaration() || !Seen.insert(F).second)
+      continue;
+    llvm::SmallVector<std::pair<const llvm::BasicBlock *,
+                                const llvm::BasicBlock *>, 4> Backedges;
+    llvm::FindFunctionBackedges(*F, Backedges);
+    if (!Backedges.empty())
+      return true;
+    for (const llvm::BasicBlock &BB : *F)
+      for (const llvm::Instruction &I : BB)
+        if (auto *CB = llvm::dyn_cast<llvm::CallBase>(&I))
+          if (const llvm::Function *Callee = CB->getCalledFunction())
+            Work.push_back(Callee);
+  }
+  return false;
+}
+
 llvm::Expected<std::shared_ptr<const Kernel>>
 RuntimeImpl::kernelFor(const Node &Root) {
   std::vector<uint64_t> Key{uint64_t(B->kind())};
@@ -344,6 +374,7 @@ RuntimeImpl::kernelFor(const Node &Root) {
   auto K = std::make_shared<Kernel>();
   K->Name = Name;
   K->Slots = G.slots();
+  K->Loops = functionsLoop(**M, G.numFunctions());
   std::string How;
   if (llvm::Error E = B->compile(std::move(*M), std::move(Ctx), G, *K, How))
     return std::move(E);

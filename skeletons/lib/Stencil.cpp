@@ -224,7 +224,7 @@ public:
     const Node &N = L.root();
     if (llvm::Error E = L.output(N.Type, N.Sh))
       return E;
-    return L.run(0, 0, N.Sh.size(), L.backend().grain(4096));
+    return L.run(0, 0, N.Sh.size(), L.grain(4096));
   }
 };
 

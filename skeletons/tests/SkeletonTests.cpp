@@ -9,7 +9,10 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "TestSupport.h"
 #include "llquote/Skeletons.h"
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
 #include <doctest/doctest.h>
 #include <numeric>
 #include <random>
@@ -418,6 +421,56 @@ TEST_CASE("permute: histogram with atomicrmw, a cmpxchg loop, and tuples under l
                 .toVector();
   for (int64_t B = 0; B < Bins; ++B)
     CHECK(std::get<0>(HP[size_t(B)]) == Want[size_t(B)]);
+}
+
+namespace {
+std::mutex MeetLock;
+std::condition_variable MeetCV;
+int Arrived = 0;
+} // namespace
+
+/// Called from kernel code by two elements: each waits up to 10 s for the
+/// other, so both return 1 only if they ran at the same time.
+extern "C" int32_t llqTestMeet() {
+  std::unique_lock<std::mutex> Lock(MeetLock);
+  ++Arrived;
+  MeetCV.notify_all();
+  return MeetCV.wait_for(Lock, std::chrono::seconds(10),
+                         [] { return Arrived >= 2; })
+             ? 1
+             : 0;
+}
+
+TEST_CASE("elements whose function loops are shared among threads even when few") {
+  // 64 elements: far below the 4096 a range of cheap elements must reach
+  // before it is divided. The function loops, so the range is divided, and
+  // elements 0 and 63 run at once on two threads; run on one, the first
+  // would wait for the last in vain.
+  RuntimeOptions O;
+  O.Threads = 2;
+  Runtime Two(O);
+  auto Meet = Fn("i32 (i64 %i)", fmt::format(R"(
+    %s = i64 0
+    for i64 %k in 0 to %i {{
+      %s = add i64 %s, %k
+    }}
+    %first = icmp eq i64 %i, 0
+    %last = icmp eq i64 %i, 63
+    %edge = or i1 %first, %last
+    %r = i32 1
+    if %edge {{
+      %meet = inttoptr i64 {} to ptr
+      %r = call i32 %meet()
+    }}
+    %t = trunc i64 %s to i32
+    %r = add i32 %r, %t)",
+                                              reinterpret_cast<uintptr_t>(&llqTestMeet)));
+  REQUIRE(Meet.ok());
+  Arrived = 0;
+  std::vector<int32_t> Got = Two.run(generate({64}, Meet)).toVector<int32_t>();
+  CHECK(Got[0] == 1);
+  CHECK(Got[63] == 1 + 63 * 62 / 2);
+  CHECK(Got[10] == 1 + 45);
 }
 
 TEST_CASE("permute: a small output is combined through per-thread copies") {

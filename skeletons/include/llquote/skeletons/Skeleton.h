@@ -156,6 +156,8 @@ public:
 
   const std::vector<SlotSpec> &slots() const { return Slots; }
   const std::vector<std::string> &phases() const { return Phases; }
+  /// The scalar functions the kernel calls, @f0 to @fN-1 in its module.
+  size_t numFunctions() const { return Fns.size(); }
   /// Preorder numbering of the tree under Root.
   unsigned indexOf(const Node &N) const;
 
@@ -179,6 +181,10 @@ struct Kernel {
   std::vector<void *> Device;
   std::shared_ptr<void> Owner;
   std::vector<SlotSpec> Slots;
+  /// Whether a scalar function of the kernel, or one it calls, has a loop:
+  /// an element may then cost far more than a load and a store, and ranges
+  /// are cut finer (Launch::grain).
+  bool Loops = false;
   size_t numPhases() const { return std::max(Phases.size(), Device.size()); }
 };
 
@@ -199,6 +205,12 @@ public:
   void *scratch(size_t Bytes);
   /// Runs phase Phase over [Begin, End).
   llvm::Error run(unsigned Phase, int64_t Begin, int64_t End, int64_t Grain);
+  /// The smallest piece of an element-wise phase that a thread takes:
+  /// HostGrain elements where an element is a few instructions (a range
+  /// of at most that many runs on the calling thread), 16 where the
+  /// kernel's functions loop, so that a few thousand costly elements are
+  /// still shared among the threads; the backend's own grain on a GPU.
+  int64_t grain(int64_t HostGrain) const;
 
   std::vector<std::shared_ptr<rt::Array>> Outputs;
   /// The values of the kernel's Host slots.
