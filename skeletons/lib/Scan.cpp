@@ -9,6 +9,16 @@
 // Only associativity is used. A right scan walks the chunks and their
 // elements downwards and combines as F(x, acc).
 //
+// On the CPU the three phases are one, `stream`, over chunks small enough
+// to stay in a core's level-2 cache: each thread takes the next chunk by
+// ticket (in scan order), folds it, waits until the chunk before it has
+// published the value of everything up to its end, publishes its own, and
+// scans the chunk again, now from cache. The input is read from memory
+// once instead of twice. A chunk waits only on one ticketed before it,
+// which a running thread holds, so the waits cannot deadlock. The GPU
+// keeps the three phases: its blocks are not known to run in ticket order
+// as a whole grid.
+//
 // Code[0] is the variant: 0 scanl/scanr (n+1 outputs, the seed at the
 // start / end), 1 scanl1/scanr1 (n outputs), 2 scanl'/scanr' (n exclusive
 // prefixes and the total).
@@ -23,6 +33,9 @@ using namespace llq;
 using namespace llq::detail;
 
 namespace {
+
+/// The bytes of a stream chunk, at 8 per field of an element.
+constexpr int64_t StreamChunkBytes = 128 << 10;
 
 const Template ScanLeft = LLQ_SKELETON(R"(
 $defs:fns
@@ -140,6 +153,102 @@ entry:
       $instrs:step
     }
   }
+  ret void
+}
+
+$defs:entries
+)");
+
+/// The CPU's one-phase scans: chunk %c of ticket %t is folded into %acc,
+/// $instrs:link waits for the chunk before it and publishes, and the chunk
+/// is scanned again as in @body.final. @body.empty writes what a scan of
+/// no elements has (the seed, the total), where no chunk would.
+const Template StreamLeft = LLQ_SKELETON(R"(
+$defs:fns
+
+define internal void @body.stream(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  %more = i1 true
+  while %more {
+    %t = atomicrmw add ptr %ticket, i64 1 monotonic
+    %more = icmp slt i64 %t, %nchunks
+    if %more {
+      %c = i64 %t
+      %first = mul i64 %c, %chunk
+      %last0 = add i64 %first, %chunk
+      %lastc = icmp slt i64 %last0, %n
+      %last = select i1 %lastc, i64 %last0, i64 %n
+      %j = i64 %first
+      $instrs:elem
+      %acc = $type:t %x
+      %next = add i64 %first, 1
+      for i64 %j in %next to %last {
+        $instrs:elem
+        %acc = call $type:t $gid:f($type:t %acc, $type:t %x)
+      }
+      $instrs:link
+      %cp = getelementptr $type:t, ptr %carries, i64 %c
+      $instrs:finalinit
+      for i64 %j in %from to %last {
+        $instrs:step
+      }
+    }
+  }
+  ret void
+}
+
+define internal void @body.empty(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  $instrs:empty
+  ret void
+}
+
+$defs:entries
+)");
+
+const Template StreamRight = LLQ_SKELETON(R"(
+$defs:fns
+
+define internal void @body.stream(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  %more = i1 true
+  while %more {
+    %t = atomicrmw add ptr %ticket, i64 1 monotonic
+    %more = icmp slt i64 %t, %nchunks
+    if %more {
+      %top = sub i64 %nchunks, 1
+      %c = sub i64 %top, %t
+      %first = mul i64 %c, %chunk
+      %last0 = add i64 %first, %chunk
+      %lastc = icmp slt i64 %last0, %n
+      %last = select i1 %lastc, i64 %last0, i64 %n
+      %j = sub i64 %last, 1
+      $instrs:elem
+      %acc = $type:t %x
+      %jtop = sub i64 %last, 2
+      %below = sub i64 %first, 1
+      for i64 %j in %jtop downto %below {
+        $instrs:elem
+        %acc = call $type:t $gid:f($type:t %x, $type:t %acc)
+      }
+      $instrs:link
+      %cp = getelementptr $type:t, ptr %carries, i64 %c
+      $instrs:finalinit
+      for i64 %j in %from downto %below {
+        $instrs:step
+      }
+    }
+  }
+  ret void
+}
+
+define internal void @body.empty(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  $instrs:setup
+  $instrs:empty
   ret void
 }
 
@@ -296,6 +405,65 @@ public:
         Step = Store("%j") + Elem + Combine("%acc", "%x");
       }
     }
+    if (G.backend().kind() != BackendKind::GPU) {
+      std::string Link, Empty, Seed;
+      if (Variant != 1) {
+        Seed = G.constant(N, 0, Link);
+        Empty = Link + fmt::format("  %carry = {} {}\n", T, Seed) + CarryDone;
+      }
+      auto Into = [&](const char *Dest) {
+        return Left ? fmt::format("  {0} = call {1} {2}({1} %carry, {1} %acc)\n",
+                                  Dest, T, F)
+                    : fmt::format("  {0} = call {1} {2}({1} %acc, {1} %carry)\n",
+                                  Dest, T, F);
+      };
+      Link += fmt::format(
+          "  %endchunk = sub i64 %nchunks, 1\n"
+          "  %edge = icmp eq i64 %c, {0}\n"
+          "  %carry = {1} {2}\n"
+          "  %inner = xor i1 %edge, true\n"
+          "  if %inner {{\n"
+          "    %prev = {3} i64 %c, 1\n"
+          "    %fp = getelementptr i32, ptr %flags, i64 %prev\n"
+          "    %ready = load atomic i32, ptr %fp acquire, align 4\n"
+          "    %wait = icmp eq i32 %ready, 0\n"
+          "    while %wait {{\n"
+          "      %ready = load atomic i32, ptr %fp acquire, align 4\n"
+          "      %wait = icmp eq i32 %ready, 0\n"
+          "    }}\n"
+          "    %pp = getelementptr {1}, ptr %sums, i64 %prev\n"
+          "    %carry = load {1}, ptr %pp\n"
+          "  }}\n"
+          "  %cq = getelementptr {1}, ptr %carries, i64 %c\n"
+          "  store {1} %carry, ptr %cq\n",
+          Left ? "0" : "%endchunk", T, Variant == 1 ? "%acc" : Seed,
+          Left ? "sub" : "add");
+      if (Variant == 1)
+        Link += fmt::format("  %incl = {} %acc\n  if %inner {{\n{}  }}\n", T,
+                            Into("%incl"));
+      else
+        Link += Into("%incl");
+      Link += fmt::format(
+          "  %ip = getelementptr {0}, ptr %sums, i64 %c\n"
+          "  store {0} %incl, ptr %ip\n"
+          "  %fc = getelementptr i32, ptr %flags, i64 %c\n"
+          "  store atomic i32 1, ptr %fc release, align 4\n"
+          "  %done = icmp eq i64 %c, {1}\n"
+          "  if %done {{\n  %carry = {0} %incl\n{2}  }}\n",
+          T, Left ? "%endchunk" : "0", CarryDone);
+      Setup += fmt::format("  %flags = ptr {}\n  %ticket = ptr {}\n",
+                           G.hostPtr(5), G.hostPtr(6));
+      return G.instantiate(Left ? StreamLeft : StreamRight,
+                           {{"setup", Setup},
+                            {"elem", Elem},
+                            {"link", Link},
+                            {"empty", Empty},
+                            {"finalinit", FinalInit},
+                            {"step", Step},
+                            {"t", Binding::source(T)},
+                            {"f", F.substr(1)}},
+                           {"stream", "empty"}, Ctx);
+    }
     return G.instantiate(Left ? ScanLeft : ScanRight,
                          {{"setup", Setup},
                           {"elem", Elem},
@@ -315,6 +483,26 @@ public:
       if (llvm::Error E = L.output(N.OutTypes[I], N.OutShapes[I]))
         return E;
     unsigned T = L.backend().parallelism();
+    if (L.backend().kind() != BackendKind::GPU) {
+      // Chunks a level-2 cache holds with room to spare, however many
+      // threads: each is read from memory once and scanned again from it.
+      int64_t Chunk = std::max<int64_t>(
+          1, StreamChunkBytes / int64_t(N.Type.numFields() * 8));
+      int64_t Chunks = (Len + Chunk - 1) / Chunk;
+      size_t Bytes = size_t(std::max<int64_t>(Chunks, 1)) *
+                     N.Type.numFields() * 8;
+      L.Host = {uint64_t(Len),
+                uint64_t(Chunks),
+                uint64_t(Chunk),
+                reinterpret_cast<uintptr_t>(L.scratch(Bytes)),
+                reinterpret_cast<uintptr_t>(L.scratch(Bytes)),
+                reinterpret_cast<uintptr_t>(L.scratch(
+                    size_t(std::max<int64_t>(Chunks, 1)) * 4)),
+                reinterpret_cast<uintptr_t>(L.scratch(8))};
+      if (!Chunks)
+        return L.run(1, 0, 1, 1);
+      return L.run(0, 0, std::min<int64_t>(T, Chunks), 1);
+    }
     int64_t Chunks = T == 1 ? (Len ? 1 : 0) : chunksFor(Len, T, 1 << 14);
     int64_t Chunk = Chunks ? (Len + Chunks - 1) / Chunks : 0;
     if (Chunks)
