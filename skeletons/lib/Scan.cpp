@@ -179,14 +179,7 @@ entry:
       %last0 = add i64 %first, %chunk
       %lastc = icmp slt i64 %last0, %n
       %last = select i1 %lastc, i64 %last0, i64 %n
-      %j = i64 %first
-      $instrs:elem
-      %acc = $type:t %x
-      %next = add i64 %first, 1
-      for i64 %j in %next to %last {
-        $instrs:elem
-        %acc = call $type:t $gid:f($type:t %acc, $type:t %x)
-      }
+      $instrs:fold
       $instrs:link
       %cp = getelementptr $type:t, ptr %carries, i64 %c
       $instrs:finalinit
@@ -225,15 +218,8 @@ entry:
       %last0 = add i64 %first, %chunk
       %lastc = icmp slt i64 %last0, %n
       %last = select i1 %lastc, i64 %last0, i64 %n
-      %j = sub i64 %last, 1
-      $instrs:elem
-      %acc = $type:t %x
-      %jtop = sub i64 %last, 2
+      $instrs:fold
       %below = sub i64 %first, 1
-      for i64 %j in %jtop downto %below {
-        $instrs:elem
-        %acc = call $type:t $gid:f($type:t %x, $type:t %acc)
-      }
       $instrs:link
       %cp = getelementptr $type:t, ptr %carries, i64 %c
       $instrs:finalinit
@@ -333,6 +319,49 @@ public:
 private:
   bool Left;
 };
+
+/// Code folding the chunk [%first, %last) into %acc, in index order
+/// whatever the scan's direction (associativity makes it the same value):
+/// as four quarters at once, each its own chain of calls, so that a
+/// function with a long latency (a floating-point add) keeps four in
+/// flight; the quarters' folds are then combined in order. Chunks of fewer
+/// than four elements are one chain. \p Elem computes %x, element %j.
+std::string foldChunk(const std::string &Elem, const std::string &T,
+                      const std::string &F) {
+  auto Call = [&](const char *Dest, const char *A, const char *B) {
+    return fmt::format("  {0} = call {1} {2}({1} {3}, {1} {4})\n", Dest, T, F,
+                       A, B);
+  };
+  std::string Code = "  %len = sub i64 %last, %first\n"
+                     "  %q = sdiv i64 %len, 4\n"
+                     "  %multi = icmp sgt i64 %q, 0\n"
+                     "  if %multi {\n"
+                     "  %q1 = add i64 %first, %q\n"
+                     "  %q2 = add i64 %q1, %q\n"
+                     "  %q3 = add i64 %q2, %q\n";
+  const char *Starts[] = {"%first", "%q1", "%q2", "%q3"};
+  const char *Accs[] = {"%a0", "%a1", "%a2", "%a3"};
+  for (int K = 0; K < 4; ++K)
+    Code += fmt::format("  %j = i64 {}\n", Starts[K]) + Elem +
+            fmt::format("  {} = {} %x\n", Accs[K], T);
+  Code += "  for i64 %i in 1 to %q {\n";
+  for (int K = 0; K < 4; ++K)
+    Code += fmt::format("  %j = add i64 {}, %i\n", Starts[K]) + Elem +
+            Call(Accs[K], Accs[K], "%x");
+  Code += "  }\n"
+          "  %tail = add i64 %q3, %q\n"
+          "  for i64 %j in %tail to %last {\n" +
+          Elem + Call("%a3", "%a3", "%x") + "  }\n" +
+          Call("%acc", "%a0", "%a1") + Call("%acc", "%acc", "%a2") +
+          Call("%acc", "%acc", "%a3") +
+          "  } else {\n"
+          "  %j = i64 %first\n" +
+          Elem + fmt::format("  %acc = {} %x\n", T) +
+          "  %next = add i64 %first, 1\n"
+          "  for i64 %j in %next to %last {\n" +
+          Elem + Call("%acc", "%acc", "%x") + "  }\n  }\n";
+  return Code;
+}
 
 class Scan final : public Skeleton {
 public:
@@ -456,6 +485,7 @@ public:
       return G.instantiate(Left ? StreamLeft : StreamRight,
                            {{"setup", Setup},
                             {"elem", Elem},
+                            {"fold", foldChunk(Elem, T, F)},
                             {"link", Link},
                             {"empty", Empty},
                             {"finalinit", FinalInit},

@@ -738,6 +738,23 @@ TEST_CASE("scans keep the order of a non-commutative function across chunks") {
   CHECK(Ok);
   auto F = cpu().run(fold1All(Compose, X)).as<P>().scalar();
   CHECK(F == Acc);
+  // scanr1 against its definition: element i is x_i, then x_i+1, ...
+  P RAcc = {As[size_t(N - 1)], Bs[size_t(N - 1)]};
+  bool ROk = RSeq[size_t(N - 1)] == RAcc;
+  for (int64_t I = N - 2; I >= 0; --I) {
+    RAcc = {As[size_t(I)] * std::get<0>(RAcc),
+            Bs[size_t(I)] * std::get<0>(RAcc) + std::get<1>(RAcc)};
+    ROk = ROk && RSeq[size_t(I)] == RAcc;
+  }
+  CHECK(ROk);
+  // A last chunk of 2 elements (chunks of pairs of i64 hold 8192), too
+  // short to fold as four quarters.
+  const int64_t M = 8194;
+  auto Y = fromVectors<int64_t, int64_t>(
+      {M}, std::vector<int64_t>(As.begin(), As.begin() + M),
+      std::vector<int64_t>(Bs.begin(), Bs.begin() + M));
+  auto Short = cpu().run(scanl1(Compose, Y)).as<P>().toVector();
+  CHECK(std::equal(Short.begin(), Short.end(), Seq.begin()));
 }
 
 TEST_CASE("run into a caller's array: reused when it fits and is not read") {
