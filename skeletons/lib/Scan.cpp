@@ -183,9 +183,7 @@ entry:
       $instrs:link
       %cp = getelementptr $type:t, ptr %carries, i64 %c
       $instrs:finalinit
-      for i64 %j in %from to %last {
-        $instrs:step
-      }
+      $instrs:scan
     }
   }
   ret void
@@ -223,9 +221,7 @@ entry:
       $instrs:link
       %cp = getelementptr $type:t, ptr %carries, i64 %c
       $instrs:finalinit
-      for i64 %j in %from downto %below {
-        $instrs:step
-      }
+      $instrs:scan
     }
   }
   ret void
@@ -334,11 +330,11 @@ std::string foldChunk(const std::string &Elem, const std::string &T,
   };
   std::string Code = "  %len = sub i64 %last, %first\n"
                      "  %q = sdiv i64 %len, 4\n"
-                     "  %multi = icmp sgt i64 %q, 0\n"
-                     "  if %multi {\n"
                      "  %q1 = add i64 %first, %q\n"
                      "  %q2 = add i64 %q1, %q\n"
-                     "  %q3 = add i64 %q2, %q\n";
+                     "  %q3 = add i64 %q2, %q\n"
+                     "  %multi = icmp sgt i64 %q, 0\n"
+                     "  if %multi {\n";
   const char *Starts[] = {"%first", "%q1", "%q2", "%q3"};
   const char *Accs[] = {"%a0", "%a1", "%a2", "%a3"};
   for (int K = 0; K < 4; ++K)
@@ -359,8 +355,84 @@ std::string foldChunk(const std::string &Elem, const std::string &T,
           Elem + fmt::format("  %acc = {} %x\n", T) +
           "  %next = add i64 %first, 1\n"
           "  for i64 %j in %next to %last {\n" +
-          Elem + Call("%acc", "%acc", "%x") + "  }\n  }\n";
-  return Code;
+          Elem + Call("%acc", "%acc", "%x") + "  }\n";
+  // The quarters' folds are read again by scanChunk() under %multi only.
+  for (const char *A : Accs)
+    Code += fmt::format("  {} = {} %acc\n", A, T);
+  return Code + "  }\n";
+}
+
+/// Code scanning the chunk again, after \p FinalInit has set %acc and
+/// %from for its first element in scan order: as four quarters at once when
+/// the fold made them, each from its own carry (the chunk's carry, %cin,
+/// combined with the folds of the quarters before it in scan order), else
+/// as one chain. \p Step scans element %j into %acc; \p Edge1 says that
+/// the chunk at the scan's start of a scanl1/scanr1 (%inner false) starts
+/// from its own first element, not from a carry.
+std::string scanChunk(bool Left, bool Edge1, const std::string &Step,
+                      const std::string &T, const std::string &F) {
+  auto Call = [&](const std::string &Dest, const std::string &A,
+                  const std::string &B) {
+    return fmt::format("  {0} = call {1} {2}({1} {3}, {1} {4})\n", Dest, T, F,
+                       A, B);
+  };
+  // Quarters in scan order, with their folds: the first starts at the
+  // chunk's carry.
+  const char *Folds[] = {"%a0", "%a1", "%a2", "%a3"};
+  std::vector<int> Order = Left ? std::vector<int>{0, 1, 2, 3}
+                                : std::vector<int>{3, 2, 1, 0};
+  std::string Code = "  if %multi {\n";
+  // Carries into the quarters after the first.
+  for (int K = 1; K < 4; ++K) {
+    std::string Dest = fmt::format("%k{}", Order[K]);
+    const char *Before = Folds[Order[K - 1]];
+    std::string Prev = K == 1 ? "%cin" : fmt::format("%k{}", Order[K - 1]);
+    std::string Combined = fmt::format("%kc{}", Order[K]);
+    Code += Left ? Call(Combined, Prev, Before) : Call(Combined, Before, Prev);
+    if (K == 1 && Edge1)
+      Code += fmt::format("  {0} = {1} {2}\n  if %inner {{\n  {0} = {1} {3}\n"
+                          "  }}\n",
+                          Dest, T, Before, Combined);
+    else
+      Code += fmt::format("  {} = {} {}\n", Dest, T, Combined);
+  }
+  Code += fmt::format("  %k{} = {} %acc\n", Order[0], T);
+  // Element %i of each quarter, in scan order within it. The first
+  // quarter's first element may have been written by FinalInit.
+  auto Quarter = [&](int K) {
+    std::string Start = K == 0 ? "%first" : fmt::format("%q{}", K);
+    std::string End = K == 3 ? "%last" : fmt::format("%q{}", K + 1);
+    std::string C;
+    if (Left)
+      C += fmt::format("  %j = add i64 {}, %i\n", Start);
+    else
+      C += fmt::format("  %j = sub i64 {}, 1\n  %j = sub i64 %j, %i\n", End);
+    std::string Body = fmt::format("  %acc = {} %k{}\n", T, K) + Step +
+                       fmt::format("  %k{} = {} %acc\n", K, T);
+    if (K == Order[0])
+      C += fmt::format("  %ok = icmp {} i64 %j, %from\n  if %ok {{\n{}  }}\n",
+                       Left ? "sge" : "sle", Body);
+    else
+      C += Body;
+    return C;
+  };
+  Code += "  for i64 %i in 0 to %q {\n";
+  for (int K : Order)
+    Code += Quarter(K);
+  Code += "  }\n";
+  // The last quarter's elements beyond the others' length.
+  Code += fmt::format("  %acc = {} %k3\n", T);
+  if (Left)
+    Code += "  %tail = add i64 %q3, %q\n"
+            "  for i64 %j in %tail to %last {\n" + Step + "  }\n";
+  else
+    Code += "  %rest = sub i64 %last, %q\n  %rest = sub i64 %rest, 1\n"
+            "  %qb = sub i64 %q3, 1\n"
+            "  for i64 %j in %rest downto %qb {\n" + Step + "  }\n";
+  Code += "  } else {\n";
+  Code += Left ? "  for i64 %j in %from to %last {\n"
+               : "  for i64 %j in %from downto %below {\n";
+  return Code + Step + "  }\n  }\n";
 }
 
 class Scan final : public Skeleton {
@@ -464,7 +536,8 @@ public:
           "    %carry = load {1}, ptr %pp\n"
           "  }}\n"
           "  %cq = getelementptr {1}, ptr %carries, i64 %c\n"
-          "  store {1} %carry, ptr %cq\n",
+          "  store {1} %carry, ptr %cq\n"
+          "  %cin = {1} %carry\n",
           Left ? "0" : "%endchunk", T, Variant == 1 ? "%acc" : Seed,
           Left ? "sub" : "add");
       if (Variant == 1)
@@ -489,7 +562,7 @@ public:
                             {"link", Link},
                             {"empty", Empty},
                             {"finalinit", FinalInit},
-                            {"step", Step},
+                            {"scan", scanChunk(Left, Variant == 1, Step, T, F)},
                             {"t", Binding::source(T)},
                             {"f", F.substr(1)}},
                            {"stream", "empty"}, Ctx);
