@@ -14,7 +14,8 @@
 // ticket (in scan order), folds it, waits until the chunk before it has
 // published the value of everything up to its end, publishes its own, and
 // scans the chunk again, now from cache. The input is read from memory
-// once instead of twice. A chunk waits only on one ticketed before it,
+// once instead of twice. Both passes work on the chunk's four quarters at
+// once (foldChunk, scanChunk), so that four chains of calls are in flight. A chunk waits only on one ticketed before it,
 // which a running thread holds, so the waits cannot deadlock. The GPU
 // keeps the three phases: its blocks are not known to run in ticket order
 // as a whole grid.
