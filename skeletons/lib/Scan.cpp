@@ -160,11 +160,12 @@ entry:
 $defs:entries
 )");
 
-/// The CPU's one-phase scans: chunk %c of ticket %t is folded into %acc,
-/// $instrs:link waits for the chunk before it and publishes, and the chunk
-/// is scanned again as in @body.final. @body.empty writes what a scan of
-/// no elements has (the seed, the total), where no chunk would.
-const Template StreamLeft = LLQ_SKELETON(R"(
+/// The CPU's one-phase scan: $instrs:pick names the chunk %c of ticket %t
+/// (in scan order: downwards for right scans), which is folded, linked to
+/// the chunk before it ($instrs:link: wait, publish) and scanned again.
+/// @body.empty writes what a scan of no elements has (the seed, the
+/// total), where no chunk would.
+const Template StreamScan = LLQ_SKELETON(R"(
 $defs:fns
 
 define internal void @body.stream(i64 %lo, i64 %hi, $params:params) alwaysinline {
@@ -175,50 +176,13 @@ entry:
     %t = atomicrmw add ptr %ticket, i64 1 monotonic
     %more = icmp slt i64 %t, %nchunks
     if %more {
-      %c = i64 %t
+      $instrs:pick
       %first = mul i64 %c, %chunk
       %last0 = add i64 %first, %chunk
       %lastc = icmp slt i64 %last0, %n
       %last = select i1 %lastc, i64 %last0, i64 %n
-      $instrs:fold
-      $instrs:link
-      %cp = getelementptr $type:t, ptr %carries, i64 %c
-      $instrs:finalinit
-      $instrs:scan
-    }
-  }
-  ret void
-}
-
-define internal void @body.empty(i64 %lo, i64 %hi, $params:params) alwaysinline {
-entry:
-  $instrs:setup
-  $instrs:empty
-  ret void
-}
-
-$defs:entries
-)");
-
-const Template StreamRight = LLQ_SKELETON(R"(
-$defs:fns
-
-define internal void @body.stream(i64 %lo, i64 %hi, $params:params) alwaysinline {
-entry:
-  $instrs:setup
-  %more = i1 true
-  while %more {
-    %t = atomicrmw add ptr %ticket, i64 1 monotonic
-    %more = icmp slt i64 %t, %nchunks
-    if %more {
-      %top = sub i64 %nchunks, 1
-      %c = sub i64 %top, %t
-      %first = mul i64 %c, %chunk
-      %last0 = add i64 %first, %chunk
-      %lastc = icmp slt i64 %last0, %n
-      %last = select i1 %lastc, i64 %last0, i64 %n
-      $instrs:fold
       %below = sub i64 %first, 1
+      $instrs:fold
       $instrs:link
       %cp = getelementptr $type:t, ptr %carries, i64 %c
       $instrs:finalinit
@@ -556,8 +520,11 @@ public:
           T, Left ? "%endchunk" : "0", CarryDone);
       Setup += fmt::format("  %flags = ptr {}\n  %ticket = ptr {}\n",
                            G.hostPtr(5), G.hostPtr(6));
-      return G.instantiate(Left ? StreamLeft : StreamRight,
+      return G.instantiate(StreamScan,
                            {{"setup", Setup},
+                            {"pick", Left ? "  %c = i64 %t\n"
+                                          : "  %top = sub i64 %nchunks, 1\n"
+                                            "  %c = sub i64 %top, %t\n"},
                             {"elem", Elem},
                             {"fold", foldChunk(Elem, T, F)},
                             {"link", Link},
