@@ -613,3 +613,48 @@ std::vector<Acc> llq::detail::outputsOf(const std::shared_ptr<Node> &N) {
   }
   return Outs;
 }
+
+std::string llq::detail::foldRange(const std::string &Elem,
+                                   const std::string &T, const std::string &F,
+                                   const std::string &First,
+                                   const std::string &Last,
+                                   const std::string &Into) {
+  auto Call = [&](const std::string &Dest, const std::string &A,
+                  const std::string &B) {
+    return fmt::format("  {0} = call {1} {2}({1} {3}, {1} {4})\n", Dest, T, F,
+                       A, B);
+  };
+  std::string Code = fmt::format("  %len = sub i64 {}, {}\n"
+                                 "  %q = sdiv i64 %len, 4\n"
+                                 "  %q0 = i64 {}\n"
+                                 "  %q1 = add i64 %q0, %q\n"
+                                 "  %q2 = add i64 %q1, %q\n"
+                                 "  %q3 = add i64 %q2, %q\n"
+                                 "  %multi = icmp sgt i64 %q, 0\n"
+                                 "  if %multi {{\n",
+                                 Last, First, First);
+  const char *Starts[] = {"%q0", "%q1", "%q2", "%q3"};
+  const char *Accs[] = {"%a0", "%a1", "%a2", "%a3"};
+  for (int K = 0; K < 4; ++K)
+    Code += fmt::format("  %j = i64 {}\n", Starts[K]) + Elem +
+            fmt::format("  {} = {} %x\n", Accs[K], T);
+  Code += "  for i64 %i in 1 to %q {\n";
+  for (int K = 0; K < 4; ++K)
+    Code += fmt::format("  %j = add i64 {}, %i\n", Starts[K]) + Elem +
+            Call(Accs[K], Accs[K], "%x");
+  Code += fmt::format("  }}\n  %tail = add i64 %q3, %q\n"
+                      "  for i64 %j in %tail to {} {{\n",
+                      Last) +
+          Elem + Call("%a3", "%a3", "%x") + "  }\n" +
+          Call(Into, "%a0", "%a1") + Call(Into, Into, "%a2") +
+          Call(Into, Into, "%a3") + "  } else {\n" +
+          fmt::format("  %j = i64 {}\n", First) + Elem +
+          fmt::format("  {} = {} %x\n  %next = add i64 {}, 1\n"
+                      "  for i64 %j in %next to {} {{\n",
+                      Into, T, First, Last) +
+          Elem + Call(Into, Into, "%x") + "  }\n";
+  // Defined on every path: a caller may read them under %multi only.
+  for (const char *A : Accs)
+    Code += fmt::format("  {} = {} {}\n", A, T, Into);
+  return Code + "  }\n";
+}

@@ -9,7 +9,9 @@
 // chunk, a plain left fold.
 //
 // foldSeg folds each segment of the innermost dimension, one segment per
-// index; the host computes the segments' offsets and checks their sum.
+// index; the host computes the segments' offsets and checks their sum. A
+// segment's elements are folded as four quarters at once (foldRange), then
+// combined with the seed or the segment's first element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,9 +88,10 @@ entry:
     %last = add i64 %first, %len
     $instrs:outer
     $instrs:init
-    for i64 %j in %from to %last {
-      $instrs:elem
-      %acc = call $type:t $gid:f($type:t %acc, $type:t %x)
+    %some = icmp slt i64 %from, %last
+    if %some {
+      $instrs:fold
+      %acc = call $type:t $gid:f($type:t %acc, $type:t %part)
     }
     $instrs:store
   }
@@ -218,14 +221,16 @@ public:
              fmt::format("  %acc = {} %x\n  %from = add i64 %first, 1\n", T);
     }
     G.store(N.Type, G.outBuffers(0, N.Type), "%acc", "%it", Store);
+    std::string F = G.fn(N.Fns[0]);
     return G.instantiate(FoldSegSkeleton,
                          {{"setup", Setup},
                           {"outer", Outer},
-                          {"elem", Elem},
+                          {"fold", foldRange(Elem, T, F, "%from", "%last",
+                                             "%part")},
                           {"init", Init},
                           {"store", Store},
                           {"t", Binding::source(T)},
-                          {"f", G.fn(N.Fns[0]).substr(1)}},
+                          {"f", F.substr(1)}},
                          {"seg"}, Ctx);
   }
 

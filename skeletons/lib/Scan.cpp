@@ -281,52 +281,6 @@ private:
   bool Left;
 };
 
-/// Code folding the chunk [%first, %last) into %acc, in index order
-/// whatever the scan's direction (associativity makes it the same value):
-/// as four quarters at once, each its own chain of calls, so that a
-/// function with a long latency (a floating-point add) keeps four in
-/// flight; the quarters' folds are then combined in order. Chunks of fewer
-/// than four elements are one chain. \p Elem computes %x, element %j.
-std::string foldChunk(const std::string &Elem, const std::string &T,
-                      const std::string &F) {
-  auto Call = [&](const char *Dest, const char *A, const char *B) {
-    return fmt::format("  {0} = call {1} {2}({1} {3}, {1} {4})\n", Dest, T, F,
-                       A, B);
-  };
-  std::string Code = "  %len = sub i64 %last, %first\n"
-                     "  %q = sdiv i64 %len, 4\n"
-                     "  %q1 = add i64 %first, %q\n"
-                     "  %q2 = add i64 %q1, %q\n"
-                     "  %q3 = add i64 %q2, %q\n"
-                     "  %multi = icmp sgt i64 %q, 0\n"
-                     "  if %multi {\n";
-  const char *Starts[] = {"%first", "%q1", "%q2", "%q3"};
-  const char *Accs[] = {"%a0", "%a1", "%a2", "%a3"};
-  for (int K = 0; K < 4; ++K)
-    Code += fmt::format("  %j = i64 {}\n", Starts[K]) + Elem +
-            fmt::format("  {} = {} %x\n", Accs[K], T);
-  Code += "  for i64 %i in 1 to %q {\n";
-  for (int K = 0; K < 4; ++K)
-    Code += fmt::format("  %j = add i64 {}, %i\n", Starts[K]) + Elem +
-            Call(Accs[K], Accs[K], "%x");
-  Code += "  }\n"
-          "  %tail = add i64 %q3, %q\n"
-          "  for i64 %j in %tail to %last {\n" +
-          Elem + Call("%a3", "%a3", "%x") + "  }\n" +
-          Call("%acc", "%a0", "%a1") + Call("%acc", "%acc", "%a2") +
-          Call("%acc", "%acc", "%a3") +
-          "  } else {\n"
-          "  %j = i64 %first\n" +
-          Elem + fmt::format("  %acc = {} %x\n", T) +
-          "  %next = add i64 %first, 1\n"
-          "  for i64 %j in %next to %last {\n" +
-          Elem + Call("%acc", "%acc", "%x") + "  }\n";
-  // The quarters' folds are read again by scanChunk() under %multi only.
-  for (const char *A : Accs)
-    Code += fmt::format("  {} = {} %acc\n", A, T);
-  return Code + "  }\n";
-}
-
 /// Code scanning the chunk again, after \p FinalInit has set %acc and
 /// %from for its first element in scan order: as four quarters at once when
 /// the fold made them, each from its own carry (the chunk's carry, %cin,
@@ -526,7 +480,7 @@ public:
                                           : "  %top = sub i64 %nchunks, 1\n"
                                             "  %c = sub i64 %top, %t\n"},
                             {"elem", Elem},
-                            {"fold", foldChunk(Elem, T, F)},
+                            {"fold", foldRange(Elem, T, F, "%first", "%last", "%acc")},
                             {"link", Link},
                             {"empty", Empty},
                             {"finalinit", FinalInit},

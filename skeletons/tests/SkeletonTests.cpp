@@ -191,6 +191,61 @@ TEST_CASE_TEMPLATE("map, zipWith, fold and scans against C++ loops", T, int8_t,
   }
 }
 
+TEST_CASE("foldSeg and fold1Seg keep the order of a non-commutative function in every segment length") {
+  // Affine maps x -> a*x + b compose associatively, not commutatively; the
+  // lengths 0 to 40 cover segments with no quarters, quarters with every
+  // remainder, and the seed or the first element before them.
+  auto Compose = LLQ_FN("{ i64, i64 } ({ i64, i64 } %f, { i64, i64 } %g)",
+                        "%fa = extractvalue { i64, i64 } %f, 0\n"
+                        " %fb = extractvalue { i64, i64 } %f, 1\n"
+                        " %ga = extractvalue { i64, i64 } %g, 0\n"
+                        " %gb = extractvalue { i64, i64 } %g, 1\n"
+                        " %a = mul i64 %fa, %ga\n %b0 = mul i64 %fb, %ga\n"
+                        " %b = add i64 %b0, %gb\n"
+                        " %t = insertvalue { i64, i64 } poison, i64 %a, 0\n"
+                        " %r = insertvalue { i64, i64 } %t, i64 %b, 1");
+  using P = std::tuple<int64_t, int64_t>;
+  auto Then = [](P F, P G) {
+    return P{std::get<0>(F) * std::get<0>(G),
+             std::get<1>(F) * std::get<0>(G) + std::get<1>(G)};
+  };
+  std::vector<int64_t> Lens;
+  for (int64_t L = 0; L <= 40; ++L)
+    Lens.push_back(L);
+  int64_t N = std::accumulate(Lens.begin(), Lens.end(), int64_t(0));
+  std::vector<int64_t> As(static_cast<size_t>(N)), Bs(static_cast<size_t>(N));
+  for (int64_t I = 0; I < N; ++I) {
+    As[size_t(I)] = (I % 3 == 0) ? -1 : 1;
+    Bs[size_t(I)] = I % 7;
+  }
+  auto X = fromVectors<int64_t, int64_t>({N}, As, Bs);
+  Array<int64_t> Segs = fromVector(Lens);
+  Array<int64_t> NonEmpty =
+      fromVector(std::vector<int64_t>(Lens.begin() + 1, Lens.end()));
+  P Seed{2, 3};
+  for (Runtime *R : {&cpu(), &seq()}) {
+    auto Got = R->run(foldSeg(Compose, Seed, X, Segs)).as<P>().toVector();
+    auto Got1 = R->run(fold1Seg(Compose, X, NonEmpty)).as<P>().toVector();
+    REQUIRE(Got.size() == Lens.size());
+    REQUIRE(Got1.size() == Lens.size() - 1);
+    int64_t At = 0;
+    for (size_t S = 0; S < Lens.size(); ++S) {
+      CAPTURE(S);
+      P Want = Seed;
+      for (int64_t J = At; J < At + Lens[S]; ++J)
+        Want = Then(Want, P{As[size_t(J)], Bs[size_t(J)]});
+      CHECK(Got[S] == Want);
+      if (Lens[S] > 0) {
+        P Want1{As[size_t(At)], Bs[size_t(At)]};
+        for (int64_t J = At + 1; J < At + Lens[S]; ++J)
+          Want1 = Then(Want1, P{As[size_t(J)], Bs[size_t(J)]});
+        CHECK(Got1[S - 1] == Want1);
+      }
+      At += Lens[S];
+    }
+  }
+}
+
 TEST_CASE("fold of a matrix, foldSeg with empty segments, fold1 errors") {
   auto Add = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %b");
   std::vector<int64_t> Xs(7 * 1009);

@@ -249,6 +249,19 @@ std::vector<Acc> outputsOf(const std::shared_ptr<Node> &N);
 int64_t chunksFor(int64_t N, unsigned Threads, int64_t MinChunk);
 /// An llvm::Error holding Message.
 llvm::Error failure(const std::string &Message);
+/// Code folding the elements [First, Last) (at least one) with F into
+/// Into, in index order, as four quarters at once: four chains of calls,
+/// so that a function with a long latency (a floating-point add) keeps
+/// four in flight, whose folds are then combined in order. Only
+/// associativity is used. A range of fewer than four elements is one
+/// chain. Elem computes %x, element %j; T is the element type. Defines
+/// %len, %q (a quarter's length), %q0 .. %q3 (the quarters' starts, the
+/// last quarter running to Last), %multi (whether there are quarters) and
+/// %a0 .. %a3 (their folds under %multi; Into otherwise), for a caller to
+/// read, and uses %i, %tail and %next.
+std::string foldRange(const std::string &Elem, const std::string &T,
+                      const std::string &F, const std::string &First,
+                      const std::string &Last, const std::string &Into);
 
 /// Reads a segment descriptor (a manifest vector of i32 or i64 lengths)
 /// into scratch offsets and lengths; checks that no length is negative,
