@@ -315,7 +315,8 @@ TEST_CASE("transposes are written in tiles: every shape, partial tiles, fused pr
       {1, 1}, {1, 70}, {70, 1}, {31, 33}, {32, 32}, {64, 96}, {97, 45}};
   for (int K = 0; K < 5; ++K)
     Shapes.push_back({int64_t(G() % 130 + 1), int64_t(G() % 130 + 1)});
-  for (auto [R, C] : Shapes) {
+  for (const auto &Sh : Shapes) {
+    int64_t R = Sh.first, C = Sh.second;
     CAPTURE(R);
     CAPTURE(C);
     std::vector<int64_t> A(size_t(R * C)), B(size_t(R * C));
@@ -348,7 +349,8 @@ TEST_CASE_TEMPLATE("a plain transpose moves 8 x 8 blocks through registers", T,
   // Full tiles only, full and partial tiles, and no full tile at all.
   std::vector<std::pair<int64_t, int64_t>> Shapes{
       {32, 32}, {64, 96}, {96, 64}, {72, 40}, {33, 65}, {8, 8}, {1, 64}};
-  for (auto [R, C] : Shapes) {
+  for (const auto &Sh : Shapes) {
+    int64_t R = Sh.first, C = Sh.second;
     CAPTURE(R);
     CAPTURE(C);
     std::vector<T> A = randomVector<T>(R * C, unsigned(R * 131 + C));
