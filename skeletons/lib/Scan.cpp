@@ -15,8 +15,9 @@
 // published the value of everything up to its end, publishes its own, and
 // scans the chunk again, now from cache. The input is read from memory
 // once instead of twice. Both passes work on the chunk's four quarters at
-// once (foldChunk, scanChunk), so that four chains of calls are in flight. A chunk waits only on one ticketed before it,
-// which a running thread holds, so the waits cannot deadlock. The GPU
+// once (foldRange, scanChunk), so that four chains of calls are in flight.
+// A chunk waits only on one ticketed before it, which a running thread
+// holds, so the waits cannot deadlock. The GPU
 // keeps the three phases: its blocks are not known to run in ticket order
 // as a whole grid.
 //
@@ -480,7 +481,8 @@ public:
                                           : "  %top = sub i64 %nchunks, 1\n"
                                             "  %c = sub i64 %top, %t\n"},
                             {"elem", Elem},
-                            {"fold", foldRange(Elem, T, F, "%first", "%last", "%acc")},
+                            {"fold", foldRange(Elem, T, F, "%first", "%last",
+                                               "%acc")},
                             {"link", Link},
                             {"empty", Empty},
                             {"finalinit", FinalInit},
