@@ -432,11 +432,11 @@ public:
         Seed = G.constant(N, 0, Link);
         Empty = Link + fmt::format("  %carry = {} {}\n", T, Seed) + CarryDone;
       }
+      // Dest = the chunk's elements combined with everything before them.
       auto Into = [&](const char *Dest) {
-        return Left ? fmt::format("  {0} = call {1} {2}({1} %carry, {1} %acc)\n",
-                                  Dest, T, F)
-                    : fmt::format("  {0} = call {1} {2}({1} %acc, {1} %carry)\n",
-                                  Dest, T, F);
+        return fmt::format("  {0} = call {1} {2}({1} {3}, {1} {4})\n", Dest,
+                           T, F, Left ? "%carry" : "%acc",
+                           Left ? "%acc" : "%carry");
       };
       Link += fmt::format(
           "  %endchunk = sub i64 %nchunks, 1\n"
