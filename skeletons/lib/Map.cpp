@@ -161,18 +161,26 @@ std::string transposeBlock(KernelGen &G, const Node &P, const Node &Src) {
   for (unsigned F = 0; F < P.Type.numFields(); ++F) {
     std::string Mem = memType(P.Type.field(F)), In = G.buffer(Src, F);
     std::string VT = fmt::format("<{} x {}>", V, Mem);
-    unsigned Align = Mem == "i8" ? 1 : Mem == "i16" ? 2
-                   : (Mem == "i64" || Mem == "double") ? 8 : 4;
+    // Vectors are only as aligned as their elements.
+    size_t Align = rt::byteSize(P.Type.field(F));
+    // A pointer to row Row + K, column Col, of a matrix of rows Stride
+    // long in Buf.
+    auto RowAt = [&](const char *Row, int K, const std::string &Stride,
+                     const char *Col, const std::string &Buf) {
+      std::string At = G.fresh("at"), Ptr = G.fresh("pb");
+      Code += fmt::format("  {0} = add i64 {1}, {2}\n"
+                          "  {0} = mul i64 {0}, {3}\n"
+                          "  {0} = add i64 {0}, {4}\n"
+                          "  {5} = getelementptr {6}, ptr {7}, i64 {0}\n",
+                          At, Row, K, Stride, Col, Ptr, Mem, Buf);
+      return Ptr;
+    };
     std::vector<std::string> R(V);
     for (int K = 0; K < V; ++K) {
-      std::string At = G.fresh("at"), Ptr = G.fresh("pb");
+      std::string Ptr = RowAt("%c", K, Rows, "%o", In);
       R[K] = G.fresh("rb");
-      Code += fmt::format("  {0} = add i64 %c, {1}\n"
-                          "  {0} = mul i64 {0}, {2}\n"
-                          "  {0} = add i64 {0}, %o\n"
-                          "  {3} = getelementptr {4}, ptr {5}, i64 {0}\n"
-                          "  {6} = load {7}, ptr {3}, align {8}\n",
-                          At, K, Rows, Ptr, Mem, In, R[K], VT, Align);
+      Code += fmt::format("  {} = load {}, ptr {}, align {}\n", R[K], VT, Ptr,
+                          Align);
     }
     for (int W = V / 2; W >= 1; W /= 2) {
       std::vector<std::string> Next(V);
@@ -190,13 +198,9 @@ std::string transposeBlock(KernelGen &G, const Node &P, const Node &Src) {
       R = Next;
     }
     for (int K = 0; K < V; ++K) {
-      std::string At = G.fresh("at"), Ptr = G.fresh("pb");
-      Code += fmt::format("  {0} = add i64 %o, {1}\n"
-                          "  {0} = mul i64 {0}, {2}\n"
-                          "  {0} = add i64 {0}, %c\n"
-                          "  {3} = getelementptr {4}, ptr {5}, i64 {0}\n"
-                          "  store {6} {7}, ptr {3}, align {8}\n",
-                          At, K, Cols, Ptr, Mem, Out[F], VT, R[K], Align);
+      std::string Ptr = RowAt("%o", K, Cols, "%c", Out[F]);
+      Code += fmt::format("  store {} {}, ptr {}, align {}\n", VT, R[K], Ptr,
+                          Align);
     }
   }
   return Code;
