@@ -81,13 +81,15 @@ std::string KernelGen::fresh(const char *Base) {
   return fmt::format("%{}{}", Base, Counter++);
 }
 
+std::string KernelGen::functionName(size_t I) { return fmt::format("f{}", I); }
+
 std::string KernelGen::fn(const Fn &F) {
   const FnImpl *P = &F.impl();
   for (size_t I = 0; I < Fns.size(); ++I)
     if (Fns[I]->Hash == P->Hash)
-      return fmt::format("@f{}", I);
+      return "@" + functionName(I);
   Fns.push_back(P);
-  return fmt::format("@f{}", Fns.size() - 1);
+  return "@" + functionName(Fns.size() - 1);
 }
 
 std::string KernelGen::slot(SlotSpec S) {
@@ -420,7 +422,7 @@ KernelGen::instantiate(const Template &Skel, Bindings Extra,
   Phases = PhaseNames;
   std::vector<std::string> Defs;
   for (size_t I = 0; I < Fns.size(); ++I) {
-    auto F = Fns[I]->Def->fragment({{"name", fmt::format("f{}", I)}});
+    auto F = Fns[I]->Def->fragment({{"name", functionName(I)}});
     if (!F)
       return F.takeError();
     Defs.push_back(F->Text);

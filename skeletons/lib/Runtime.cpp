@@ -318,13 +318,13 @@ llvm::Error RuntimeImpl::dump(const llvm::Module &M, const std::string &Name,
   return llvm::Error::success();
 }
 
-/// Whether one of the kernel's scalar functions @f0 .. @fN-1 of M, or a
-/// function defined in M that one of them calls, has a loop.
-static bool functionsLoop(const llvm::Module &M, size_t N) {
+/// Whether one of the scalar functions of M that G named, or a function
+/// defined in M that one of them calls, has a loop.
+static bool functionsLoop(const llvm::Module &M, const KernelGen &G) {
   llvm::SmallPtrSet<const llvm::Function *, 8> Seen;
   std::vector<const llvm::Function *> Work;
-  for (size_t I = 0; I < N; ++I)
-    if (const llvm::Function *F = M.getFunction(fmt::format("f{}", I)))
+  for (size_t I = 0; I < G.numFunctions(); ++I)
+    if (const llvm::Function *F = M.getFunction(KernelGen::functionName(I)))
       Work.push_back(F);
   while (!Work.empty()) {
     const llvm::Function *F = Work.back();
@@ -374,7 +374,7 @@ RuntimeImpl::kernelFor(const Node &Root) {
   auto K = std::make_shared<Kernel>();
   K->Name = Name;
   K->Slots = G.slots();
-  K->Loops = functionsLoop(**M, G.numFunctions());
+  K->Loops = functionsLoop(**M, G);
   std::string How;
   if (llvm::Error E = B->compile(std::move(*M), std::move(Ctx), G, *K, How))
     return std::move(E);

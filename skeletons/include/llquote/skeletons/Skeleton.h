@@ -156,8 +156,11 @@ public:
 
   const std::vector<SlotSpec> &slots() const { return Slots; }
   const std::vector<std::string> &phases() const { return Phases; }
-  /// The scalar functions the kernel calls, @f0 to @fN-1 in its module.
+  /// The scalar functions the kernel calls, functionName(0) to
+  /// functionName(N-1) in its module.
   size_t numFunctions() const { return Fns.size(); }
+  /// The module's name for scalar function I, "f3" (fn() gives "@f3").
+  static std::string functionName(size_t I);
   /// Preorder numbering of the tree under Root.
   unsigned indexOf(const Node &N) const;
 
