@@ -191,24 +191,34 @@ TEST_CASE_TEMPLATE("map, zipWith, fold and scans against C++ loops", T, int8_t,
   }
 }
 
+/// Affine maps x -> a*x + b as pairs (a, b), composed "f, then g": an
+/// associative function that does not commute, to check that folds and
+/// scans keep the order of their elements; then() is the same in C++.
+namespace {
+using Affine = std::tuple<int64_t, int64_t>;
+Fn affineCompose() {
+  return LLQ_FN("{ i64, i64 } ({ i64, i64 } %f, { i64, i64 } %g)",
+                "%fa = extractvalue { i64, i64 } %f, 0\n"
+                " %fb = extractvalue { i64, i64 } %f, 1\n"
+                " %ga = extractvalue { i64, i64 } %g, 0\n"
+                " %gb = extractvalue { i64, i64 } %g, 1\n"
+                " %a = mul i64 %fa, %ga\n %b0 = mul i64 %fb, %ga\n"
+                " %b = add i64 %b0, %gb\n"
+                " %t = insertvalue { i64, i64 } poison, i64 %a, 0\n"
+                " %r = insertvalue { i64, i64 } %t, i64 %b, 1");
+}
+Affine then(Affine F, Affine G) {
+  return {std::get<0>(F) * std::get<0>(G),
+          std::get<1>(F) * std::get<0>(G) + std::get<1>(G)};
+}
+} // namespace
+
 TEST_CASE("foldSeg and fold1Seg keep the order of a non-commutative function in every segment length") {
   // Affine maps x -> a*x + b compose associatively, not commutatively; the
   // lengths 0 to 40 cover segments with no quarters, quarters with every
   // remainder, and the seed or the first element before them.
-  auto Compose = LLQ_FN("{ i64, i64 } ({ i64, i64 } %f, { i64, i64 } %g)",
-                        "%fa = extractvalue { i64, i64 } %f, 0\n"
-                        " %fb = extractvalue { i64, i64 } %f, 1\n"
-                        " %ga = extractvalue { i64, i64 } %g, 0\n"
-                        " %gb = extractvalue { i64, i64 } %g, 1\n"
-                        " %a = mul i64 %fa, %ga\n %b0 = mul i64 %fb, %ga\n"
-                        " %b = add i64 %b0, %gb\n"
-                        " %t = insertvalue { i64, i64 } poison, i64 %a, 0\n"
-                        " %r = insertvalue { i64, i64 } %t, i64 %b, 1");
-  using P = std::tuple<int64_t, int64_t>;
-  auto Then = [](P F, P G) {
-    return P{std::get<0>(F) * std::get<0>(G),
-             std::get<1>(F) * std::get<0>(G) + std::get<1>(G)};
-  };
+  Fn Compose = affineCompose();
+  using P = Affine;
   std::vector<int64_t> Lens;
   for (int64_t L = 0; L <= 40; ++L)
     Lens.push_back(L);
@@ -233,12 +243,12 @@ TEST_CASE("foldSeg and fold1Seg keep the order of a non-commutative function in 
       CAPTURE(S);
       P Want = Seed;
       for (int64_t J = At; J < At + Lens[S]; ++J)
-        Want = Then(Want, P{As[size_t(J)], Bs[size_t(J)]});
+        Want = then(Want, P{As[size_t(J)], Bs[size_t(J)]});
       CHECK(Got[S] == Want);
       if (Lens[S] > 0) {
         P Want1{As[size_t(At)], Bs[size_t(At)]};
         for (int64_t J = At + 1; J < At + Lens[S]; ++J)
-          Want1 = Then(Want1, P{As[size_t(J)], Bs[size_t(J)]});
+          Want1 = then(Want1, P{As[size_t(J)], Bs[size_t(J)]});
         CHECK(Got1[S - 1] == Want1);
       }
       At += Lens[S];
@@ -763,15 +773,7 @@ TEST_CASE("segmented scans: each segment restarts from the seed, empty ones too"
 TEST_CASE("scans keep the order of a non-commutative function across chunks") {
   // Subtraction is not associative either, so use string-like composition:
   // affine maps x -> a*x + b compose associatively, not commutatively.
-  auto Compose = LLQ_FN("{ i64, i64 } ({ i64, i64 } %f, { i64, i64 } %g)",
-                        "%fa = extractvalue { i64, i64 } %f, 0\n"
-                        " %fb = extractvalue { i64, i64 } %f, 1\n"
-                        " %ga = extractvalue { i64, i64 } %g, 0\n"
-                        " %gb = extractvalue { i64, i64 } %g, 1\n"
-                        " %a = mul i64 %fa, %ga\n %b0 = mul i64 %fb, %ga\n"
-                        " %b = add i64 %b0, %gb\n"
-                        " %t = insertvalue { i64, i64 } poison, i64 %a, 0\n"
-                        " %r = insertvalue { i64, i64 } %t, i64 %b, 1");
+  Fn Compose = affineCompose();
   const int64_t N = 100003;
   std::vector<int64_t> As(static_cast<size_t>(N)), Bs(static_cast<size_t>(N));
   for (int64_t I = 0; I < N; ++I) {
@@ -779,7 +781,7 @@ TEST_CASE("scans keep the order of a non-commutative function across chunks") {
     Bs[size_t(I)] = I % 5;
   }
   auto X = fromVectors<int64_t, int64_t>({N}, As, Bs);
-  using P = std::tuple<int64_t, int64_t>;
+  using P = Affine;
   auto Seq = seq().run(scanl1(Compose, X)).as<P>().toVector();
   auto Par = cpu().run(scanl1(Compose, X)).as<P>().toVector();
   auto RSeq = seq().run(scanr1(Compose, X)).as<P>().toVector();
@@ -789,7 +791,7 @@ TEST_CASE("scans keep the order of a non-commutative function across chunks") {
   P Acc = {As[0], Bs[0]};
   bool Ok = Seq[0] == Acc;
   for (int64_t I = 1; I < N; ++I) {
-    Acc = {std::get<0>(Acc) * As[size_t(I)], std::get<1>(Acc) * As[size_t(I)] + Bs[size_t(I)]};
+    Acc = then(Acc, P{As[size_t(I)], Bs[size_t(I)]});
     Ok = Ok && Seq[size_t(I)] == Acc;
   }
   CHECK(Ok);
@@ -799,8 +801,7 @@ TEST_CASE("scans keep the order of a non-commutative function across chunks") {
   P RAcc = {As[size_t(N - 1)], Bs[size_t(N - 1)]};
   bool ROk = RSeq[size_t(N - 1)] == RAcc;
   for (int64_t I = N - 2; I >= 0; --I) {
-    RAcc = {As[size_t(I)] * std::get<0>(RAcc),
-            Bs[size_t(I)] * std::get<0>(RAcc) + std::get<1>(RAcc)};
+    RAcc = then(P{As[size_t(I)], Bs[size_t(I)]}, RAcc);
     ROk = ROk && RSeq[size_t(I)] == RAcc;
   }
   CHECK(ROk);
