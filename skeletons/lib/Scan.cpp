@@ -17,9 +17,8 @@
 // once instead of twice. Both passes work on the chunk's four quarters at
 // once (foldRange, scanChunk), so that four chains of calls are in flight.
 // A chunk waits only on one ticketed before it, which a running thread
-// holds, so the waits cannot deadlock. The GPU
-// keeps the three phases: its blocks are not known to run in ticket order
-// as a whole grid.
+// holds, so the waits cannot deadlock. The GPU keeps the three phases: its
+// blocks are not known to run in ticket order as a whole grid.
 //
 // Code[0] is the variant: 0 scanl/scanr (n+1 outputs, the seed at the
 // start / end), 1 scanl1/scanr1 (n outputs), 2 scanl'/scanr' (n exclusive
@@ -510,35 +509,33 @@ public:
       if (llvm::Error E = L.output(N.OutTypes[I], N.OutShapes[I]))
         return E;
     unsigned T = L.backend().parallelism();
-    if (L.backend().kind() != BackendKind::GPU) {
+    bool Stream = L.backend().kind() != BackendKind::GPU;
+    int64_t Chunk, Chunks;
+    if (Stream) {
       // Chunks a level-2 cache holds with room to spare, however many
       // threads: each is read from memory once and scanned again from it.
-      int64_t Chunk = std::max<int64_t>(
+      Chunk = std::max<int64_t>(
           1, StreamChunkBytes / int64_t(N.Type.numFields() * 8));
-      int64_t Chunks = (Len + Chunk - 1) / Chunk;
-      size_t Bytes = size_t(std::max<int64_t>(Chunks, 1)) *
-                     N.Type.numFields() * 8;
-      L.Host = {uint64_t(Len),
-                uint64_t(Chunks),
-                uint64_t(Chunk),
-                reinterpret_cast<uintptr_t>(L.scratch(Bytes)),
-                reinterpret_cast<uintptr_t>(L.scratch(Bytes)),
-                reinterpret_cast<uintptr_t>(L.scratch(
-                    size_t(std::max<int64_t>(Chunks, 1)) * 4)),
-                reinterpret_cast<uintptr_t>(L.scratch(8))};
+      Chunks = (Len + Chunk - 1) / Chunk;
+    } else {
+      Chunks = T == 1 ? (Len ? 1 : 0) : chunksFor(Len, T, 1 << 14);
+      Chunk = Chunks ? (Len + Chunks - 1) / Chunks : 0;
+      if (Chunks)
+        Chunks = (Len + Chunk - 1) / Chunk;
+    }
+    size_t PerChunk = size_t(std::max<int64_t>(Chunks, 1));
+    size_t Bytes = PerChunk * N.Type.numFields() * 8;
+    L.Host = {uint64_t(Len), uint64_t(Chunks), uint64_t(Chunk),
+              reinterpret_cast<uintptr_t>(L.scratch(Bytes)),
+              reinterpret_cast<uintptr_t>(L.scratch(Bytes))};
+    if (Stream) {
+      // The chunks' published flags, and the ticket counter.
+      L.Host.push_back(reinterpret_cast<uintptr_t>(L.scratch(PerChunk * 4)));
+      L.Host.push_back(reinterpret_cast<uintptr_t>(L.scratch(8)));
       if (!Chunks)
         return L.run(1, 0, 1, 1);
       return L.run(0, 0, std::min<int64_t>(T, Chunks), 1);
     }
-    int64_t Chunks = T == 1 ? (Len ? 1 : 0) : chunksFor(Len, T, 1 << 14);
-    int64_t Chunk = Chunks ? (Len + Chunks - 1) / Chunks : 0;
-    if (Chunks)
-      Chunks = (Len + Chunk - 1) / Chunk;
-    size_t Bytes = size_t(std::max<int64_t>(Chunks, 1)) *
-                   N.Type.numFields() * 8;
-    L.Host = {uint64_t(Len), uint64_t(Chunks), uint64_t(Chunk),
-              reinterpret_cast<uintptr_t>(L.scratch(Bytes)),
-              reinterpret_cast<uintptr_t>(L.scratch(Bytes))};
     if (llvm::Error E = L.run(0, 0, Chunks, 1))
       return E;
     if (llvm::Error E = L.run(1, 0, 1, 1))
