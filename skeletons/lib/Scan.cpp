@@ -371,11 +371,12 @@ public:
     std::string Elem;
     Elem += fmt::format("  %x = {} {}\n", T, G.elemMulti(A, {"%j"}, Elem));
     std::vector<std::string> Out = G.outBuffers(0, N.Type);
-    auto Combine = [&](const char *Acc, const char *X) {
-      return Left ? fmt::format("  %acc = call {} {}({} {}, {} {})\n", T, F, T,
-                                Acc, T, X)
-                  : fmt::format("  %acc = call {} {}({} {}, {} {})\n", T, F, T,
-                                X, T, Acc);
+    // Dest = F(Acc, X) for left scans, F(X, Acc) for right ones: Acc is
+    // what comes first in scan order.
+    auto Combine = [&](const char *Acc, const char *X,
+                       const char *Dest = "%acc") {
+      return fmt::format("  {0} = call {1} {2}({1} {3}, {1} {4})\n", Dest, T,
+                         F, Left ? Acc : X, Left ? X : Acc);
     };
     auto Store = [&](const std::string &At) {
       std::string S;
@@ -383,6 +384,8 @@ public:
       return S;
     };
     std::string CarryInit, CarryDone, FinalInit, Step;
+    // The seed's operand, and the code that makes it (scans with a seed).
+    std::string Seed, SeedCode;
     // The chunk the one-element scans start from, and where.
     std::string Edge = Left ? "0" : "%lastchunk";
     if (Variant == 1) {
@@ -402,8 +405,8 @@ public:
           Left ? "i64 %first" : "sub i64 %last, 1");
       Step = Elem + Combine("%acc", "%x") + Store("%j");
     } else {
-      std::string Seed = G.constant(N, 0, CarryInit);
-      CarryInit += fmt::format("  %carry = {} {}\n  %c0 = {}\n", T, Seed,
+      Seed = G.constant(N, 0, SeedCode);
+      CarryInit = SeedCode + fmt::format("  %carry = {} {}\n  %c0 = {}\n", T, Seed,
                                Left ? "i64 0" : "sub i64 %nchunks, 1");
       FinalInit = fmt::format("  %acc = load {}, ptr %cp\n  %from = {}\n", T,
                               Left ? "i64 %first" : "sub i64 %last, 1");
@@ -426,17 +429,10 @@ public:
       }
     }
     if (G.backend().kind() != BackendKind::GPU) {
-      std::string Link, Empty, Seed;
-      if (Variant != 1) {
-        Seed = G.constant(N, 0, Link);
-        Empty = Link + fmt::format("  %carry = {} {}\n", T, Seed) + CarryDone;
-      }
-      // Dest = the chunk's elements combined with everything before them.
-      auto Into = [&](const char *Dest) {
-        return fmt::format("  {0} = call {1} {2}({1} {3}, {1} {4})\n", Dest,
-                           T, F, Left ? "%carry" : "%acc",
-                           Left ? "%acc" : "%carry");
-      };
+      std::string Link = SeedCode, Empty;
+      if (Variant != 1)
+        Empty = SeedCode + fmt::format("  %carry = {} {}\n", T, Seed) +
+                CarryDone;
       Link += fmt::format(
           "  %endchunk = sub i64 %nchunks, 1\n"
           "  %edge = icmp eq i64 %c, {0}\n"
@@ -461,9 +457,9 @@ public:
           Left ? "sub" : "add");
       if (Variant == 1)
         Link += fmt::format("  %incl = {} %acc\n  if %inner {{\n{}  }}\n", T,
-                            Into("%incl"));
+                            Combine("%carry", "%acc", "%incl"));
       else
-        Link += Into("%incl");
+        Link += Combine("%carry", "%acc", "%incl");
       Link += fmt::format(
           "  %ip = getelementptr {0}, ptr %sums, i64 %c\n"
           "  store {0} %incl, ptr %ip\n"
