@@ -65,8 +65,15 @@ Expected<LoweredText> llq::lowerSyntax(const SyntaxTree &Tree,
                                        const LowerOptions &Opts) {
   // Every antiquote needs a binding; the first in the text is reported.
   if (const Node *N = Tree.firstAntiquote()) {
-    return makeError(SM, locAt(SM, BufferID, N->Range.Begin),
-                     "unbound antiquote '" + Tree.text(N) + "'");
+    bool Kept = Opts.KeepValueAntiquotes;
+    for (const Node *A : Tree.Antiquotes) {
+      auto K = static_cast<AntiquoteKind>(A->Sub);
+      Kept &= K == AntiquoteKind::Type || K == AntiquoteKind::Const ||
+              K == AntiquoteKind::Opr;
+    }
+    if (!Kept)
+      return makeError(SM, locAt(SM, BufferID, N->Range.Begin),
+                       "unbound antiquote '" + Tree.text(N) + "'");
   }
   LoweredTextBuilder Out(Tree.Source);
   uint32_t Pos = 0;

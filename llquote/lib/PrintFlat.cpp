@@ -184,7 +184,9 @@ std::vector<Token> FlatPrinter::tokens(const Node *N) const {
   SmallVector<Item, 32> Stack{{N, nullptr}};
   while (!Stack.empty()) {
     auto [C, Parent] = Stack.pop_back_val();
-    if (C->is(NodeKind::Type)) {
+    if (C->is(NodeKind::Type) ||
+        (C->is(NodeKind::Antiquote) &&
+         static_cast<AntiquoteKind>(C->Sub) == AntiquoteKind::Type)) {
       LastType = C;
       continue; // Type names are not variables.
     }

@@ -159,11 +159,8 @@ private:
 };
 } // namespace
 
-Expected<std::string> Splicer::value(const AntiquoteSite &Site,
-                                     const Binding &B, bool AllowNames) {
-  const char *Wanted = AllowNames
-                             ? "a constant, a number, a bool or a local name"
-                             : "a constant, a number or a bool";
+std::optional<std::string> llq::valueText(const Binding &B, AntiquoteKind K) {
+  bool AllowNames = K == AntiquoteKind::Opr;
   switch (B.kind()) {
   case Binding::Kind::Constant: {
     std::string S;
@@ -176,26 +173,34 @@ Expected<std::string> Splicer::value(const AntiquoteSite &Site,
   case Binding::Kind::Bool:
     return std::string(B.integer().isZero() ? "false" : "true");
   case Binding::Kind::Float:
-    if (auto S = floatText(B.floating()))
-      return *S;
-    return makeError(SM, locAt(SM, BufferID, Site.Range.Begin),
-                     "only half, bfloat, float and double numbers can be "
-                     "spliced; bind an llvm::Constant for other formats");
+    return floatText(B.floating());
   case Binding::Kind::Name:
     if (AllowNames)
       return "%" + asmName(B.text());
-    return wrongKind(Site, B, Wanted);
-  case Binding::Kind::Value:
-    if (AllowNames)
-      return "%" + asmName(boundValueName(Site.Name));
-    return wrongKind(Site, B, Wanted);
+    return std::nullopt;
   case Binding::Kind::Fragment:
-    if (B.granularity() != Granularity::Text && fits(Site.Kind, B.granularity()))
+    if (B.granularity() != Granularity::Text && fits(K, B.granularity()))
       return B.untyped();
-    return wrongKind(Site, B, Wanted);
+    return std::nullopt;
   default:
-    return wrongKind(Site, B, Wanted);
+    return std::nullopt;
   }
+}
+
+Expected<std::string> Splicer::value(const AntiquoteSite &Site,
+                                     const Binding &B, bool AllowNames) {
+  const char *Wanted = AllowNames
+                             ? "a constant, a number, a bool or a local name"
+                             : "a constant, a number or a bool";
+  if (B.kind() == Binding::Kind::Value && AllowNames)
+    return "%" + asmName(boundValueName(Site.Name));
+  if (std::optional<std::string> S = valueText(B, Site.Kind))
+    return *S;
+  if (B.kind() == Binding::Kind::Float)
+    return makeError(SM, locAt(SM, BufferID, Site.Range.Begin),
+                     "only half, bfloat, float and double numbers can be "
+                     "spliced; bind an llvm::Constant for other formats");
+  return wrongKind(Site, B, Wanted);
 }
 
 /// Text-like bindings (fragments, strings), and lists of them joined.

@@ -22,6 +22,7 @@
 #include "Syntax.h"
 #include "llquote/Binding.h"
 #include "llvm/Support/SourceMgr.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,12 @@ spliceAntiquotes(llvm::StringRef Source, const std::vector<AntiquoteSite> &Sites
                  const Bindings &Bound, const llvm::StringMap<uint32_t> &Names,
                  const llvm::SourceMgr &SM, unsigned BufferID,
                  std::vector<SplicedSource> *FromFiles = nullptr);
+
+/// The text a binding of a value gives antiquote kind \p K (`$const` or
+/// `$opr`), as spliceAntiquotes splices it, or nothing for a binding that
+/// kind does not take. An llvm::Value bound to `$opr` is not text: it is
+/// none here.
+std::optional<std::string> valueText(const Binding &B, AntiquoteKind K);
 
 } // namespace llq
 

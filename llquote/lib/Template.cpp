@@ -37,6 +37,10 @@
 
 #include "llquote/Template.h"
 #include "Assemble.h"
+#include "Lower.h"
+#include "Parse.h"
+#include "Replay.h"
+#include "RestoreSSA.h"
 #include "InternalNames.h"
 #include "FindTemplates.h"
 #include "Flatten.h"
@@ -47,6 +51,7 @@
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/ValueSymbolTable.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include <mutex>
@@ -149,6 +154,12 @@ struct Template::Impl {
   bool EndsInTerminator = false;
   /// A block template's first label, if it starts with one.
   std::optional<std::string> FirstLabel;
+  /// A module template whose lowered text is in the subset of Replay.h:
+  /// its program and the plan by which its variables become SSA, made at
+  /// the first instantiation that may use them.
+  std::once_flag Compiled;
+  std::optional<Program> Prog;
+  LoweredText Plan;
 
   /// The wrapper for syntax checks; emit() builds its own with parameters.
   Wrapped wrapForCheck() const {
@@ -232,6 +243,9 @@ struct Template::Impl {
   }
 
   Error parse();
+  void compile();
+  std::unique_ptr<Module> replay(LLVMContext &Ctx, const Bindings &Bound,
+                                 const FrontendOptions &Opts) const;
   Error checkShape(const SyntaxTree &Tree, size_t Begin);
   void collectNames(const SyntaxTree &Tree, size_t Begin);
   Error checkBindings(const Bindings &Bound, bool ValuesAllowed) const;
@@ -437,6 +451,63 @@ Error Template::check() const {
   return Error(std::move(E));
 }
 
+/// Lowers the template with its antiquotes left in place, as the general
+/// path lowers it once they are spliced, and reads that text into a
+/// program, if it can.
+void Template::Impl::compile() {
+  for (const AntiquoteSite &S : Sites)
+    if (S.Kind != AntiquoteKind::Type && S.Kind != AntiquoteKind::Const &&
+        S.Kind != AntiquoteKind::Opr)
+      return;
+  SourceMgr SM;
+  unsigned ID = addBuffer(SM, Text, File);
+  SyntaxTree Tree(SM.getMemoryBuffer(ID)->getBuffer());
+  if (Error E = parseSyntax(Tree, SM, ID)) {
+    consumeError(std::move(E));
+    return;
+  }
+  LowerOptions LO;
+  LO.KeepValueAntiquotes = true;
+  LO.Spliced = !Sites.empty();
+  Expected<LoweredText> L = lowerSyntax(Tree, SM, ID, LO);
+  if (!L) {
+    consumeError(L.takeError());
+    return;
+  }
+  Prog = compileProgram(L->text());
+  if (Prog) {
+    Plan = std::move(*L);
+    Plan.Storage.clear();
+    Plan.Storage.shrink_to_fit();
+  }
+}
+
+/// The module the program builds, SSA restored and verified; null where
+/// anything is amiss, for the general path to report.
+std::unique_ptr<Module> Template::Impl::replay(LLVMContext &Ctx,
+                                               const Bindings &Bound,
+                                               const FrontendOptions &Opts) const {
+  std::unique_ptr<Module> M = Prog->build(Ctx, File, Bound);
+  if (!M)
+    return nullptr;
+  if (!Plan.SSA.empty()) {
+    SourceMgr SM; // For restoreSSA's messages, which the general path gives.
+    unsigned ID = SM.AddNewSourceBuffer(
+        MemoryBuffer::getMemBuffer(Text, File, /*RequiresNullTerminator=*/true),
+        SMLoc());
+    RestoreOptions R;
+    R.Mem2Reg = Opts.SSA == SSAMode::Mem2Reg;
+    if (Error E = restoreSSA(*M, Plan, R, SM, ID, nullptr)) {
+      consumeError(std::move(E));
+      return nullptr;
+    }
+  }
+  bool BrokenDebugInfo = false;
+  if (verifyModule(*M, nullptr, &BrokenDebugInfo) || BrokenDebugInfo)
+    return nullptr;
+  return M;
+}
+
 Error Template::ready(const Bindings &Bound) const {
   if (Error E = check())
     return E;
@@ -458,6 +529,13 @@ Template::instantiate(LLVMContext &Ctx, const Bindings &Bound,
     return wrongUse(*this, "instantiate()", "module");
   if (Error E = ready(Bound))
     return std::move(E);
+  // The program covers the default options; verification is its check.
+  if (Opts.Replay && Opts.Verify && !Opts.AllowUndef && !Opts.TimePhases) {
+    std::call_once(P->Compiled, [&] { P->compile(); });
+    if (P->Prog)
+      if (std::unique_ptr<Module> M = P->replay(Ctx, Bound, Opts))
+        return std::move(M);
+  }
   SourceMgr SM;
   unsigned ID = addBuffer(SM, P->Text, P->File);
   Opts.Bound = &Bound;

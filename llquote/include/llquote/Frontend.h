@@ -41,6 +41,12 @@ struct FrontendOptions {
   /// Values for the text's antiquotes; without them an antiquote is an
   /// "unbound antiquote" error.
   const Bindings *Bound = nullptr;
+  /// Module templates only: build the IR of a template whose text is in
+  /// the subset a program covers (default options, antiquotes of types and
+  /// operands) directly, without reading text; off, always splice the
+  /// bindings in and read the result. The module is the same either way,
+  /// and any error is reported by the reading path.
+  bool Replay = true;
   /// Set for text spliced from a template (internal): there, a function
   /// that only reassigns a name uses the dialect too.
   bool Spliced = false;
