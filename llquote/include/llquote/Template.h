@@ -11,7 +11,10 @@
 //   auto M = Axpy.instantiate(Ctx, {{"elt", Type::getFloatTy(Ctx)}});
 //
 // The template is parsed once, at its first use; each instantiate() splices
-// the bindings in and builds a verified module. Errors, whether in the
+// the bindings in and builds a verified module. A module template within
+// the subset of Replay.h (antiquotes of types and operands only) is lowered
+// once into a program instead, and each instantiate() builds the same module
+// from it without reading text. Errors, whether in the
 // template's own syntax, in a binding, or in the IR after splicing, are
 // DiagnosticErrors at the C++ file, line and column of the template text.
 // instantiate() may run concurrently on one Template, each call with its own
