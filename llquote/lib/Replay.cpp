@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Replay.h"
+#include "Lower.h"
 #include "Splice.h"
 #include "Syntax.h"
 #include "llvm/ADT/APSInt.h"
@@ -1424,4 +1425,41 @@ std::optional<Program> llq::compileProgram(StringRef LoweredText) {
   if (!Compiler(LoweredText).run(*P))
     return std::nullopt;
   return Program(std::move(P));
+}
+
+std::optional<Program> llq::compileTemplate(const SyntaxTree &Tree,
+                                            const SourceMgr &SM,
+                                            unsigned BufferID,
+                                            LoweredText &Plan) {
+  bool Refused = false;
+  for (const Node *A : Tree.Antiquotes) {
+    auto K = static_cast<AntiquoteKind>(A->Sub);
+    Refused |= K != AntiquoteKind::Type && K != AntiquoteKind::Const &&
+               K != AntiquoteKind::Opr;
+  }
+  forEachNode(Tree.Root, [&](const Node *N) {
+    if (!N->is(NodeKind::For) || !(N->Sub & ForHasStep))
+      return;
+    const Node *Step = N->First; // Type, counter, from, to, step, body.
+    for (int K = 0; K < 4 && Step; ++K)
+      Step = Step->Next;
+    Refused |= Step && Step->is(NodeKind::Antiquote);
+  });
+  if (Refused)
+    return std::nullopt;
+  LowerOptions Opts;
+  Opts.KeepValueAntiquotes = true;
+  Opts.Spliced = !Tree.Antiquotes.empty();
+  Expected<LoweredText> L = lowerSyntax(Tree, SM, BufferID, Opts);
+  if (!L) {
+    consumeError(L.takeError());
+    return std::nullopt;
+  }
+  std::optional<Program> P = compileProgram(L->text());
+  if (P) {
+    Plan = std::move(*L);
+    Plan.Storage.clear(); // The plan is all restoreSSA reads.
+    Plan.Storage.shrink_to_fit();
+  }
+  return P;
 }

@@ -1,5 +1,8 @@
 //===- Replay.h - A template's lowered text, read once, built per use -*- C++ -*-===//
 //
+// compileTemplate (below) is the entry: it decides whether a module template
+// gets a program, lowers it and calls compileProgram.
+//
 // compileProgram: requires the lowered text of a module template whose only
 // antiquotes stand for types and operands, left in place as written
 // (LowerOptions::KeepValueAntiquotes); produces a Program, that text read
@@ -43,9 +46,12 @@
 #ifndef LLQUOTE_LIB_REPLAY_H
 #define LLQUOTE_LIB_REPLAY_H
 
+#include "LoweredText.h"
+#include "Syntax.h"
 #include "llquote/Binding.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
 #include <memory>
 #include <optional>
 
@@ -69,6 +75,18 @@ private:
 };
 
 std::optional<Program> compileProgram(llvm::StringRef LoweredText);
+
+/// compileTemplate: requires the syntax tree of a module template, parsed
+/// from buffer \p BufferID of \p SM with its antiquotes; produces its
+/// program and, in \p Plan, its lowered text's plan of SSA construction
+/// (what restoreSSA needs), or nothing. Nothing when an antiquote is of a
+/// kind other than `$type`, `$const` and `$opr`, or stands where lowering
+/// reads the text bound to it (a for loop's step: 1 needs no latch, 0 and
+/// below are errors); when lowering fails (the general path reports it);
+/// or when compileProgram gives nothing.
+std::optional<Program> compileTemplate(const SyntaxTree &Tree,
+                                       const llvm::SourceMgr &SM,
+                                       unsigned BufferID, LoweredText &Plan);
 
 } // namespace llq
 

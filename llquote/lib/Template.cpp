@@ -37,7 +37,6 @@
 
 #include "llquote/Template.h"
 #include "Assemble.h"
-#include "Lower.h"
 #include "Parse.h"
 #include "Replay.h"
 #include "RestoreSSA.h"
@@ -451,14 +450,8 @@ Error Template::check() const {
   return Error(std::move(E));
 }
 
-/// Lowers the template with its antiquotes left in place, as the general
-/// path lowers it once they are spliced, and reads that text into a
-/// program, if it can.
+/// The template's program, if it has one (Replay.h).
 void Template::Impl::compile() {
-  for (const AntiquoteSite &S : Sites)
-    if (S.Kind != AntiquoteKind::Type && S.Kind != AntiquoteKind::Const &&
-        S.Kind != AntiquoteKind::Opr)
-      return;
   SourceMgr SM;
   unsigned ID = addBuffer(SM, Text, File);
   SyntaxTree Tree(SM.getMemoryBuffer(ID)->getBuffer());
@@ -466,20 +459,7 @@ void Template::Impl::compile() {
     consumeError(std::move(E));
     return;
   }
-  LowerOptions LO;
-  LO.KeepValueAntiquotes = true;
-  LO.Spliced = !Sites.empty();
-  Expected<LoweredText> L = lowerSyntax(Tree, SM, ID, LO);
-  if (!L) {
-    consumeError(L.takeError());
-    return;
-  }
-  Prog = compileProgram(L->text());
-  if (Prog) {
-    Plan = std::move(*L);
-    Plan.Storage.clear();
-    Plan.Storage.shrink_to_fit();
-  }
+  Prog = compileTemplate(Tree, SM, ID, Plan);
 }
 
 /// The module the program builds, SSA restored and verified; null where

@@ -10,7 +10,10 @@
 //
 // Every outcome must be a module (or type, value, fragment) or a
 // DiagnosticError; a crash, a sanitizer report, a hang or another kind of
-// error is a finding.
+// error is a finding. A module template is instantiated twice, through its
+// program (Replay.h) where it has one and through the general path
+// (FrontendOptions::Replay off): a different module, or a different error,
+// is a finding too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +22,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
+#include "llvm/Support/raw_ostream.h"
 #include <cstdlib>
 #include <random>
 
@@ -119,6 +123,34 @@ template <typename T> void check(Expected<T> R) {
     expectDiagnostic(R.takeError());
 }
 
+/// The module printed, or the diagnostic's text.
+std::string outcome(Expected<std::unique_ptr<Module>> M) {
+  std::string S;
+  if (!M) {
+    handleAllErrors(
+        M.takeError(),
+        [&](const llq::DiagnosticError &D) {
+          raw_string_ostream OS(S);
+          D.print(OS);
+        },
+        [](const ErrorInfoBase &) { std::abort(); });
+    return "error: " + S;
+  }
+  raw_string_ostream OS(S);
+  (*M)->print(OS, nullptr);
+  return S;
+}
+
+/// Both ways of instantiating a module template agree.
+void instantiateBothWays(const llq::Template &T, LLVMContext &Ctx,
+                         const llq::Bindings &Bound) {
+  llq::FrontendOptions General;
+  General.Replay = false;
+  if (outcome(T.instantiate(Ctx, Bound)) !=
+      outcome(T.instantiate(Ctx, Bound, General)))
+    std::abort();
+}
+
 /// Instantiates \p T as its granularity asks, into a fresh function for the
 /// granularities that emit.
 void instantiate(const llq::Template &T, llq::Granularity G, LLVMContext &Ctx,
@@ -126,7 +158,7 @@ void instantiate(const llq::Template &T, llq::Granularity G, LLVMContext &Ctx,
   Module M("fuzz", Ctx);
   switch (G) {
   case llq::Granularity::Module:
-    return check(T.instantiate(Ctx, Bound));
+    return instantiateBothWays(T, Ctx, Bound);
   case llq::Granularity::Definitions:
   case llq::Granularity::Global:
     return check(T.instantiateInto(M, Bound));

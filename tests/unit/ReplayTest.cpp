@@ -8,7 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lower.h"
 #include "Parse.h"
 #include "Replay.h"
 #include "RestoreSSA.h"
@@ -25,31 +24,26 @@ using llq::test::printModule;
 
 namespace {
 
-/// \p Text lowered with its antiquotes in place, as Template lowers it
-/// for its program.
-struct Lowered {
+/// \p Text parsed, as Template parses it for its program.
+struct Parsed {
   SourceMgr SM;
   unsigned ID = 0;
-  std::optional<LoweredText> L;
+  std::unique_ptr<SyntaxTree> Tree;
 };
 
-std::unique_ptr<Lowered> lower(StringRef Text) {
-  auto R = std::make_unique<Lowered>();
+std::unique_ptr<Parsed> parse(StringRef Text) {
+  auto R = std::make_unique<Parsed>();
   R->ID = R->SM.AddNewSourceBuffer(MemoryBuffer::getMemBufferCopy(Text, "t"),
                                    SMLoc());
-  SyntaxTree Tree(R->SM.getMemoryBuffer(R->ID)->getBuffer());
-  REQUIRE_FALSE(static_cast<bool>(parseSyntax(Tree, R->SM, R->ID)));
-  LowerOptions O;
-  O.KeepValueAntiquotes = true;
-  O.Spliced = !Tree.Antiquotes.empty();
-  Expected<LoweredText> L = lowerSyntax(Tree, R->SM, R->ID, O);
-  REQUIRE(static_cast<bool>(L));
-  R->L = std::move(*L);
+  R->Tree = std::make_unique<SyntaxTree>(R->SM.getMemoryBuffer(R->ID)->getBuffer());
+  REQUIRE_FALSE(static_cast<bool>(parseSyntax(*R->Tree, R->SM, R->ID)));
   return R;
 }
 
 bool covered(StringRef Text) {
-  return compileProgram(lower(Text)->L->text()).has_value();
+  std::unique_ptr<Parsed> P = parse(Text);
+  LoweredText Plan;
+  return compileTemplate(*P->Tree, P->SM, P->ID, Plan).has_value();
 }
 
 std::string printed(Expected<std::unique_ptr<Module>> M) {
@@ -61,23 +55,26 @@ std::string printed(Expected<std::unique_ptr<Module>> M) {
 /// The template instantiated through the program and through the text.
 std::pair<std::string, std::string> bothWays(StringRef Text,
                                              const Bindings &B,
-                                             LLVMContext &Ctx) {
+                                             LLVMContext &Ctx,
+                                             FrontendOptions Opts = {}) {
   Template T(Text, "test.cpp", 10, 5);
-  FrontendOptions General;
+  FrontendOptions General = Opts;
   General.Replay = false;
-  return {printed(T.instantiate(Ctx, B)), printed(T.instantiate(Ctx, B, General))};
+  return {printed(T.instantiate(Ctx, B, Opts)),
+          printed(T.instantiate(Ctx, B, General))};
 }
 
 /// The program's module, SSA restored, printed as the general path's is
 /// (named "test.cpp"); "" if the program gives none.
 std::string built(StringRef Text, const Bindings &B, LLVMContext &Ctx) {
-  std::unique_ptr<Lowered> L = lower(Text);
-  std::optional<Program> P = compileProgram(L->L->text());
-  REQUIRE(P.has_value());
-  std::unique_ptr<Module> M = P->build(Ctx, "test.cpp", B);
+  std::unique_ptr<Parsed> P = parse(Text);
+  LoweredText Plan;
+  std::optional<Program> Prog = compileTemplate(*P->Tree, P->SM, P->ID, Plan);
+  REQUIRE(Prog.has_value());
+  std::unique_ptr<Module> M = Prog->build(Ctx, "test.cpp", B);
   if (!M)
     return "";
-  if (Error E = restoreSSA(*M, *L->L, {}, L->SM, L->ID, nullptr)) {
+  if (Error E = restoreSSA(*M, Plan, {}, P->SM, P->ID, nullptr)) {
     consumeError(std::move(E));
     return "";
   }
@@ -228,6 +225,12 @@ TEST_CASE("replay: a template's program builds the module the text reads to") {
     CHECK(Fast.rfind("error", 0) != 0);
     CHECK(Fast == General);
     CHECK(built(Saxpy, B, Ctx) == General);
+    // The reference mode restores SSA through LLVM's PromoteMemToReg.
+    FrontendOptions Mem2Reg;
+    Mem2Reg.SSA = SSAMode::Mem2Reg;
+    auto [FastM, GeneralM] = bothWays(Saxpy, B, Ctx, Mem2Reg);
+    CHECK(FastM.rfind("error", 0) != 0);
+    CHECK(FastM == GeneralM);
   }
   for (Type *T : {Type::getInt32Ty(Ctx), Type::getInt64Ty(Ctx)}) {
     Bindings B{{"t", T}, {"k", 300}};
@@ -268,6 +271,57 @@ TEST_CASE("replay: the subset covers what the skeletons' kernels use") {
                       "  ret i32 %0\n}\n"));
   CHECK_FALSE(covered("@g = global i32 0\n"));
   CHECK_FALSE(covered("define void @f() #0 {\n  ret void\n}\n"));
+}
+
+TEST_CASE("replay: reads written with a type antiquote and with its type") {
+  // Lowering answers reads of one written type with one placeholder; with
+  // the antiquote in place, `$type:t` and `i32` are two. The module is the
+  // same.
+  const char *Mixed = R"(
+define i32 @f(i32 %n, i1 %c) {
+entry:
+  %x = i32 %n
+  if %c { %x = add i32 %x, 1 }
+  %a = add $type:t %x, 2
+  %b = add i32 %x, 3
+  %d = mul $type:t %x, %b
+  ret i32 %d
+}
+)";
+  CHECK(covered(Mixed));
+  LLVMContext Ctx;
+  Bindings B{{"t", Type::getInt32Ty(Ctx)}};
+  auto [Fast, General] = bothWays(Mixed, B, Ctx);
+  CHECK(Fast.rfind("error", 0) != 0);
+  CHECK(Fast == General);
+  CHECK(built(Mixed, B, Ctx) == General);
+  // Of another type, the read is the general path's error.
+  Bindings Wrong{{"t", Type::getInt64Ty(Ctx)}};
+  auto [FastW, GeneralW] = bothWays(Mixed, Wrong, Ctx);
+  CHECK(FastW.rfind("error", 0) == 0);
+  CHECK(FastW == GeneralW);
+}
+
+TEST_CASE("replay: a for loop's bound step is read by lowering") {
+  // A step of 1 has no latch; a step of 0 or below is an error. Lowering
+  // tells them apart by the bound text, so the template has no program.
+  const char *Stepped = R"(
+define i64 @f(i64 %n) {
+entry:
+  %s = i64 0
+  for i64 %i in 0 to %n step $const:k { %s = add i64 %s, %i }
+  ret i64 %s
+}
+)";
+  CHECK_FALSE(covered(Stepped));
+  LLVMContext Ctx;
+  for (int K : {1, 3, 0, -2}) {
+    CAPTURE(K);
+    auto [Fast, General] = bothWays(Stepped, {{"k", K}}, Ctx);
+    CHECK(Fast == General);
+    CHECK((Fast.rfind("error", 0) == 0) == (K <= 0));
+    CHECK((Fast.find("for.latch") == std::string::npos) == (K == 1 || K <= 0));
+  }
 }
 
 TEST_CASE("replay: templates outside the subset still instantiate alike") {
