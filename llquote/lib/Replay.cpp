@@ -51,9 +51,11 @@ private:
   size_t P = 0;
 };
 
+/// A character of a bare name. LLVM's names may also hold '$', which here
+/// starts an antiquote: a name with one is outside the subset.
 bool isNameChar(char C) {
   return isalnum(static_cast<unsigned char>(C)) || C == '.' || C == '_' ||
-         C == '-' || C == '$';
+         C == '-';
 }
 
 bool Lexer::name(std::string &Out) {
@@ -66,10 +68,10 @@ bool Lexer::name(std::string &Out) {
     return !Out.empty() && Out.find('\0') == std::string::npos;
   }
   size_t B = P;
-  while (P < S.size() && isNameChar(S[P]) && S[P] != '$')
+  while (P < S.size() && isNameChar(S[P]))
     ++P;
   Out = S.slice(B, P).str();
-  return !Out.empty();
+  return !Out.empty() && (P == S.size() || S[P] != '$');
 }
 
 Tok Lexer::next() {
@@ -170,8 +172,10 @@ Tok Lexer::next() {
     return Done(IsFP ? Tok::FP : Tok::Int);
   }
   if (isalpha(static_cast<unsigned char>(C)) || C == '_' || C == '.') {
-    while (P < S.size() && isNameChar(S[P]) && S[P] != '$')
+    while (P < S.size() && isNameChar(S[P]))
       ++P;
+    if (P < S.size() && S[P] == '$')
+      return Done(Tok::Bad);
     if (P < S.size() && S[P] == ':') {
       ++P;
       T.Name = S.slice(B, P - 1).str();
@@ -207,6 +211,18 @@ struct Operand {
   unsigned Slot = 0;  ///< Local: the function's slot.
   std::string Text;   ///< Global: the name; Int, FP: the literal; Hole: name.
 };
+
+/// The kind of a literal written as a word: `true`, `null`, ...
+std::optional<Operand::Kind> literalWord(StringRef W) {
+  return StringSwitch<std::optional<Operand::Kind>>(W)
+      .Case("true", Operand::True)
+      .Case("false", Operand::False)
+      .Case("null", Operand::Null)
+      .Case("poison", Operand::Poison)
+      .Case("undef", Operand::Undef)
+      .Case("zeroinitializer", Operand::Zero)
+      .Default(std::nullopt);
+}
 
 struct TypedOperand {
   unsigned Type;
@@ -442,14 +458,7 @@ std::optional<Operand> Compiler::value() {
     O.Text = T.Name;
     break;
   case Tok::Word: {
-    auto K = StringSwitch<std::optional<Operand::Kind>>(T.Text)
-                 .Case("true", Operand::True)
-                 .Case("false", Operand::False)
-                 .Case("null", Operand::Null)
-                 .Case("poison", Operand::Poison)
-                 .Case("undef", Operand::Undef)
-                 .Case("zeroinitializer", Operand::Zero)
-                 .Default(std::nullopt);
+    std::optional<Operand::Kind> K = literalWord(T.Text);
     if (!K)
       return std::nullopt;
     O.K = *K;
@@ -1056,14 +1065,7 @@ Constant *Builder::hole(const std::string &Name, Type *Ty) {
   case Tok::Int: K = Operand::Int; break;
   case Tok::FP: K = Operand::FP; break;
   case Tok::Word: {
-    auto W = StringSwitch<std::optional<Operand::Kind>>(T.Text)
-                 .Case("true", Operand::True)
-                 .Case("false", Operand::False)
-                 .Case("null", Operand::Null)
-                 .Case("poison", Operand::Poison)
-                 .Case("undef", Operand::Undef)
-                 .Case("zeroinitializer", Operand::Zero)
-                 .Default(std::nullopt);
+    std::optional<Operand::Kind> W = literalWord(T.Text);
     if (!W)
       return nullptr;
     K = *W;
