@@ -175,9 +175,9 @@ struct LowerOptions {
   /// Text spliced from a template: a function that only reassigns a name
   /// (say, through a fragment) uses the dialect too.
   bool Spliced = false;
-  /// Antiquotes of the kinds that stand for a type or a constant are left
-  /// in the text as written, for a template's program (Replay.h) to fill;
-  /// any other antiquote is still an error.
+  /// Antiquotes of the kinds that stand for a type or an operand (`$type`,
+  /// `$const`, `$opr`) are left in the text as written, for a template's
+  /// program (Replay.h) to fill; any other antiquote is still an error.
   bool KeepValueAntiquotes = false;
 };
 

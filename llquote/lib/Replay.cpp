@@ -76,10 +76,12 @@ bool Lexer::name(std::string &Out) {
 
 Tok Lexer::next() {
   for (;;) {
-    while (P < S.size() && isspace(static_cast<unsigned char>(S[P])))
+    // LLVM's blanks; a vertical tab or form feed is its error.
+    while (P < S.size() &&
+           (S[P] == ' ' || S[P] == '\t' || S[P] == '\n' || S[P] == '\r'))
       ++P;
-    if (P < S.size() && S[P] == ';') {
-      size_t E = S.find('\n', P);
+    if (P < S.size() && S[P] == ';') { // To the end of the line, or a CR.
+      size_t E = S.find_first_of("\n\r", P);
       P = E == StringRef::npos ? S.size() : E;
       continue;
     }

@@ -302,6 +302,29 @@ entry:
   CHECK(FastW == GeneralW);
 }
 
+TEST_CASE("replay: the program's tokens are LLVM's") {
+  // Found by fuzz.template: LLVM ends a comment at a carriage return, and
+  // a vertical tab is no blank to it. Both texts are LLVM's errors.
+  LLVMContext Ctx;
+  for (const char *Text :
+       {"; a comment\rthat ends early\ndefine void @f() {\nentry:\n"
+        "  ret void\n}\n",
+        "define void @f() {\nentry:\n  ret void\n}\v"}) {
+    CAPTURE(Text);
+    CHECK_FALSE(covered(Text));
+    auto [Fast, General] = bothWays(Text, {}, Ctx);
+    CHECK(Fast.rfind("error: ", 0) == 0);
+    CHECK(Fast == General);
+  }
+  // Blanks and comments LLVM takes are taken.
+  const char *Blanks = "; one\r\n\tdefine void @f() {\r\nentry: ; two\n"
+                       "  ret void\n}\n";
+  CHECK(covered(Blanks));
+  auto [Fast, General] = bothWays(Blanks, {}, Ctx);
+  CHECK(Fast.rfind("error", 0) != 0);
+  CHECK(Fast == General);
+}
+
 TEST_CASE("replay: a for loop's bound step is read by lowering") {
   // A step of 1 has no latch; a step of 0 or below is an error. Lowering
   // tells them apart by the bound text, so the template has no program.
