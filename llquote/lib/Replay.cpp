@@ -1,4 +1,4 @@
-//===- Replay.cpp - A template's lowered text, read once, built per use ---===//
+//===- Replay.cpp - Module templates built from a program -----------------===//
 //
 // compileProgram reads the text with a small lexer of its own (the subset's
 // tokens only; anything else ends the compile) into a tree of plain
@@ -32,10 +32,21 @@ namespace {
 
 struct Tok {
   enum Kind : uint8_t {
-    End, Bad, Local, Global, LabelDef, Word, Int, FP, Str, Hole, Punct, Dots
+    End,
+    Bad,
+    Local,
+    Global,
+    LabelDef,
+    Word,
+    Int,
+    FP,
+    Str,
+    Hole,
+    Punct,
+    Dots
   } K = End;
-  StringRef Text;     ///< The token as written.
-  std::string Name;   ///< Local, Global, LabelDef: the name; Hole: its name.
+  StringRef Text;   ///< The token as written.
+  std::string Name; ///< Local, Global, LabelDef: the name; Hole: its name.
   AntiquoteKind AK = AntiquoteKind::Type; ///< Hole: its kind.
 };
 
@@ -192,14 +203,24 @@ Tok Lexer::next() {
   return Done(Tok::Bad);
 }
 
-//===-- The program ---------------------------------------------------------===//
+//===-- The program -------------------------------------------------------===//
 
 /// A type: Kind, and for iN its width, for vectors and arrays the count and
 /// element, for structs the elements, for ptr the address space, for a hole
 /// its name.
 struct TypeRecipe {
   enum Kind : uint8_t {
-    Void, Int, Half, BFloat, Float, Double, Ptr, Vector, Array, Struct, Hole
+    Void,
+    Int,
+    Half,
+    BFloat,
+    Float,
+    Double,
+    Ptr,
+    Vector,
+    Array,
+    Struct,
+    Hole
   } K;
   uint64_t N = 0;
   std::vector<unsigned> Elems; ///< Indices of recipes.
@@ -208,10 +229,21 @@ struct TypeRecipe {
 
 /// An operand.
 struct Operand {
-  enum Kind : uint8_t { Local, Global, Int, FP, True, False, Null, Poison,
-                        Undef, Zero, Hole } K;
-  unsigned Slot = 0;  ///< Local: the function's slot.
-  std::string Text;   ///< Global: the name; Int, FP: the literal; Hole: name.
+  enum Kind : uint8_t {
+    Local,
+    Global,
+    Int,
+    FP,
+    True,
+    False,
+    Null,
+    Poison,
+    Undef,
+    Zero,
+    Hole
+  } K;
+  unsigned Slot = 0; ///< Local: the function's slot.
+  std::string Text;  ///< Global: the name; Int, FP: the literal; Hole: name.
 };
 
 /// The kind of a literal written as a word: `true`, `null`, ...
@@ -232,30 +264,52 @@ struct TypedOperand {
 };
 
 enum class Op : uint8_t {
-  Binary, FNeg, ICmp, FCmp, Cast, Select, Freeze, GEP, Load, Store, Alloca,
-  Phi, Br, CondBr, Ret, RetVoid, Unreachable, Call
+  Binary,
+  FNeg,
+  ICmp,
+  FCmp,
+  Cast,
+  Select,
+  Freeze,
+  GEP,
+  Load,
+  Store,
+  Alloca,
+  Phi,
+  Br,
+  CondBr,
+  Ret,
+  RetVoid,
+  Unreachable,
+  Call
 };
 
 struct InstRecipe {
   Op O;
-  unsigned Opcode = 0;        ///< Binary, Cast: llvm::Instruction's opcode.
-  unsigned Pred = 0;          ///< ICmp, FCmp.
-  int Result = -1;            ///< The slot defined, or -1.
+  unsigned Opcode = 0; ///< Binary, Cast: llvm::Instruction's opcode.
+  unsigned Pred = 0;   ///< ICmp, FCmp.
+  int Result = -1;     ///< The slot defined, or -1.
   std::string Name;
-  unsigned Type = 0;          ///< The type written first.
-  unsigned Type2 = 0;         ///< Cast: the destination; Call: unused.
+  unsigned Type = 0;  ///< The type written first.
+  unsigned Type2 = 0; ///< Cast: the destination; Call: unused.
   std::vector<TypedOperand> Ops;
   std::vector<unsigned> Blocks; ///< Phi: per incoming; Br: the targets.
   uint64_t Align = 0;
-  unsigned Flags = 0;         ///< Wrap flags / exact / disjoint / nneg.
+  unsigned Flags = 0; ///< Wrap flags / exact / disjoint / nneg.
   FastMathFlags FMF;
   bool InBounds = false;
 };
 
-enum FlagBits : unsigned { NUW = 1, NSW = 2, Exact = 4, Disjoint = 8, NNeg = 16 };
+enum FlagBits : unsigned {
+  NUW = 1,
+  NSW = 2,
+  Exact = 4,
+  Disjoint = 8,
+  NNeg = 16
+};
 
 struct BlockRecipe {
-  std::string Name;           ///< Empty: an unlabeled entry block.
+  std::string Name; ///< Empty: an unlabeled entry block.
   std::vector<InstRecipe> Insts;
 };
 
@@ -281,7 +335,7 @@ struct Program::Impl {
 
 namespace {
 
-//===-- Compiling -------------------------------------------------------------===//
+//===-- Compiling ---------------------------------------------------------===//
 
 class Compiler {
 public:
@@ -624,22 +678,34 @@ bool Compiler::instruction(InstRecipe &I) {
     std::optional<CmpInst::Predicate> Pred;
     if (I.O == Op::ICmp)
       Pred = StringSwitch<std::optional<CmpInst::Predicate>>(T.Text)
-                 .Case("eq", CmpInst::ICMP_EQ).Case("ne", CmpInst::ICMP_NE)
-                 .Case("slt", CmpInst::ICMP_SLT).Case("sle", CmpInst::ICMP_SLE)
-                 .Case("sgt", CmpInst::ICMP_SGT).Case("sge", CmpInst::ICMP_SGE)
-                 .Case("ult", CmpInst::ICMP_ULT).Case("ule", CmpInst::ICMP_ULE)
-                 .Case("ugt", CmpInst::ICMP_UGT).Case("uge", CmpInst::ICMP_UGE)
+                 .Case("eq", CmpInst::ICMP_EQ)
+                 .Case("ne", CmpInst::ICMP_NE)
+                 .Case("slt", CmpInst::ICMP_SLT)
+                 .Case("sle", CmpInst::ICMP_SLE)
+                 .Case("sgt", CmpInst::ICMP_SGT)
+                 .Case("sge", CmpInst::ICMP_SGE)
+                 .Case("ult", CmpInst::ICMP_ULT)
+                 .Case("ule", CmpInst::ICMP_ULE)
+                 .Case("ugt", CmpInst::ICMP_UGT)
+                 .Case("uge", CmpInst::ICMP_UGE)
                  .Default(std::nullopt);
     else
       Pred = StringSwitch<std::optional<CmpInst::Predicate>>(T.Text)
                  .Case("false", CmpInst::FCMP_FALSE)
-                 .Case("oeq", CmpInst::FCMP_OEQ).Case("ogt", CmpInst::FCMP_OGT)
-                 .Case("oge", CmpInst::FCMP_OGE).Case("olt", CmpInst::FCMP_OLT)
-                 .Case("ole", CmpInst::FCMP_OLE).Case("one", CmpInst::FCMP_ONE)
-                 .Case("ord", CmpInst::FCMP_ORD).Case("uno", CmpInst::FCMP_UNO)
-                 .Case("ueq", CmpInst::FCMP_UEQ).Case("ugt", CmpInst::FCMP_UGT)
-                 .Case("uge", CmpInst::FCMP_UGE).Case("ult", CmpInst::FCMP_ULT)
-                 .Case("ule", CmpInst::FCMP_ULE).Case("une", CmpInst::FCMP_UNE)
+                 .Case("oeq", CmpInst::FCMP_OEQ)
+                 .Case("ogt", CmpInst::FCMP_OGT)
+                 .Case("oge", CmpInst::FCMP_OGE)
+                 .Case("olt", CmpInst::FCMP_OLT)
+                 .Case("ole", CmpInst::FCMP_OLE)
+                 .Case("one", CmpInst::FCMP_ONE)
+                 .Case("ord", CmpInst::FCMP_ORD)
+                 .Case("uno", CmpInst::FCMP_UNO)
+                 .Case("ueq", CmpInst::FCMP_UEQ)
+                 .Case("ugt", CmpInst::FCMP_UGT)
+                 .Case("uge", CmpInst::FCMP_UGE)
+                 .Case("ult", CmpInst::FCMP_ULT)
+                 .Case("ule", CmpInst::FCMP_ULE)
+                 .Case("une", CmpInst::FCMP_UNE)
                  .Case("true", CmpInst::FCMP_TRUE)
                  .Default(std::nullopt);
     if (!Pred)
@@ -650,8 +716,8 @@ bool Compiler::instruction(InstRecipe &I) {
   }
   if (W == "select") {
     I.O = Op::Select;
-    return fastMath(I.FMF) && Typed() && punct(',') && Typed() &&
-           punct(',') && Typed();
+    return fastMath(I.FMF) && Typed() && punct(',') && Typed() && punct(',') &&
+           Typed();
   }
   if (W == "freeze") {
     I.O = Op::Freeze;
@@ -934,13 +1000,27 @@ Type *Builder::type(unsigned I) {
   const TypeRecipe &R = P.Types[I];
   Type *T = nullptr;
   switch (R.K) {
-  case TypeRecipe::Void: T = Type::getVoidTy(Ctx); break;
-  case TypeRecipe::Int: T = IntegerType::get(Ctx, unsigned(R.N)); break;
-  case TypeRecipe::Half: T = Type::getHalfTy(Ctx); break;
-  case TypeRecipe::BFloat: T = Type::getBFloatTy(Ctx); break;
-  case TypeRecipe::Float: T = Type::getFloatTy(Ctx); break;
-  case TypeRecipe::Double: T = Type::getDoubleTy(Ctx); break;
-  case TypeRecipe::Ptr: T = PointerType::get(Ctx, unsigned(R.N)); break;
+  case TypeRecipe::Void:
+    T = Type::getVoidTy(Ctx);
+    break;
+  case TypeRecipe::Int:
+    T = IntegerType::get(Ctx, unsigned(R.N));
+    break;
+  case TypeRecipe::Half:
+    T = Type::getHalfTy(Ctx);
+    break;
+  case TypeRecipe::BFloat:
+    T = Type::getBFloatTy(Ctx);
+    break;
+  case TypeRecipe::Float:
+    T = Type::getFloatTy(Ctx);
+    break;
+  case TypeRecipe::Double:
+    T = Type::getDoubleTy(Ctx);
+    break;
+  case TypeRecipe::Ptr:
+    T = PointerType::get(Ctx, unsigned(R.N));
+    break;
   case TypeRecipe::Vector:
   case TypeRecipe::Array: {
     Type *E = type(R.Elems[0]);
@@ -1064,8 +1144,12 @@ Constant *Builder::hole(const std::string &Name, Type *Ty) {
     return nullptr;
   Operand::Kind K;
   switch (T.K) {
-  case Tok::Int: K = Operand::Int; break;
-  case Tok::FP: K = Operand::FP; break;
+  case Tok::Int:
+    K = Operand::Int;
+    break;
+  case Tok::FP:
+    K = Operand::FP;
+    break;
   case Tok::Word: {
     std::optional<Operand::Kind> W = literalWord(T.Text);
     if (!W)
@@ -1143,9 +1227,9 @@ Instruction *Builder::make(const InstRecipe &I) {
       return nullptr;
     bool Wraps = I.Opcode == Instruction::Add || I.Opcode == Instruction::Sub ||
                  I.Opcode == Instruction::Mul || I.Opcode == Instruction::Shl;
-    bool Exacts = I.Opcode == Instruction::UDiv ||
-                  I.Opcode == Instruction::SDiv ||
-                  I.Opcode == Instruction::LShr || I.Opcode == Instruction::AShr;
+    bool Exacts =
+        I.Opcode == Instruction::UDiv || I.Opcode == Instruction::SDiv ||
+        I.Opcode == Instruction::LShr || I.Opcode == Instruction::AShr;
     if (((I.Flags & (NUW | NSW)) && !Wraps) || ((I.Flags & Exact) && !Exacts) ||
         ((I.Flags & Disjoint) && I.Opcode != Instruction::Or) ||
         (I.Flags & NNeg))
@@ -1176,8 +1260,9 @@ Instruction *Builder::make(const InstRecipe &I) {
   }
   case Op::ICmp:
   case Op::FCmp: {
-    bool Ok = I.O == Op::ICmp ? Ty->isIntOrIntVectorTy() || Ty->isPtrOrPtrVectorTy()
-                              : Ty->isFPOrFPVectorTy();
+    bool Ok = I.O == Op::ICmp
+                  ? Ty->isIntOrIntVectorTy() || Ty->isPtrOrPtrVectorTy()
+                  : Ty->isFPOrFPVectorTy();
     Value *L = Ops(0), *R = Ops(1);
     if (!Ok || !L || !R)
       return nullptr;
@@ -1190,8 +1275,7 @@ Instruction *Builder::make(const InstRecipe &I) {
   case Op::Cast: {
     Type *To = type(I.Type2);
     Value *V = Ops(0);
-    if (!To || !V || I.FMF.any() ||
-        (I.Flags & ~unsigned(NNeg)) ||
+    if (!To || !V || I.FMF.any() || (I.Flags & ~unsigned(NNeg)) ||
         ((I.Flags & NNeg) && I.Opcode != Instruction::ZExt) ||
         !CastInst::castIsValid(Instruction::CastOps(I.Opcode), V, To))
       return nullptr;
@@ -1304,7 +1388,8 @@ Instruction *Builder::make(const InstRecipe &I) {
   case Op::Call: {
     if (!FunctionType::isValidReturnType(Ty))
       return nullptr;
-    auto *Callee = dyn_cast_or_null<Function>(M->getNamedValue(I.Ops[0].V.Text));
+    auto *Callee =
+        dyn_cast_or_null<Function>(M->getNamedValue(I.Ops[0].V.Text));
     if (!Callee || Callee->getAddressSpace() != DL.getProgramAddressSpace())
       return nullptr;
     SmallVector<Value *, 4> Args;
@@ -1401,10 +1486,9 @@ std::unique_ptr<Module> Builder::run(StringRef Name) {
         return nullptr;
       Params.push_back(PT);
     }
-    Fns.push_back(Function::Create(FunctionType::get(Ret, Params, FR.VarArg),
-                                   GlobalValue::ExternalLinkage,
-                                   M->getDataLayout().getProgramAddressSpace(),
-                                   FR.Name, M));
+    Fns.push_back(Function::Create(
+        FunctionType::get(Ret, Params, FR.VarArg), GlobalValue::ExternalLinkage,
+        M->getDataLayout().getProgramAddressSpace(), FR.Name, M));
   }
   for (size_t K = 0; K < P.Functions.size(); ++K)
     if (P.Functions[K].IsDefine && !body(P.Functions[K], Fns[K]))
@@ -1424,7 +1508,8 @@ std::unique_ptr<Module> Program::build(LLVMContext &Ctx, StringRef ModuleName,
   return Builder(*P, Ctx, Bound).run(ModuleName);
 }
 
-std::optional<Program> llq::compileProgram(StringRef LoweredText) {
+/// The lowered text read into a program, or nothing outside the subset.
+static std::optional<Program> compileProgram(StringRef LoweredText) {
   auto P = std::make_unique<Program::Impl>();
   if (!Compiler(LoweredText).run(*P))
     return std::nullopt;

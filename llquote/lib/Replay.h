@@ -1,15 +1,17 @@
-//===- Replay.h - A template's lowered text, read once, built per use -*- C++ -*-===//
+//===- Replay.h - Module templates built from a program ------*- C++ -*-===//
 //
-// compileTemplate (below) is the entry: it decides whether a module template
-// gets a program, lowers it and calls compileProgram.
-//
-// compileProgram: requires the lowered text of a module template whose only
-// antiquotes stand for types and operands, left in place as written
-// (LowerOptions::KeepValueAntiquotes); produces a Program, that text read
-// once into definitions, blocks and instructions whose types and operands
-// name the antiquotes, or nothing when the text uses a form outside the
-// subset below. The template is then instantiated the general way: its
-// bindings spliced into the text, which LLVM's parser reads.
+// compileTemplate: requires the syntax tree of a module template, parsed
+// with its antiquotes; produces the template's Program and the plan by
+// which its variables become SSA (what restoreSSA reads), or nothing. It
+// lowers the template once, leaving each antiquote in place as written
+// (LowerOptions::KeepValueAntiquotes), and reads that text into
+// definitions, blocks and instructions whose types and operands name the
+// antiquotes. Nothing when an antiquote is of a kind other than `$type`,
+// `$const` and `$opr`, or stands where lowering reads the text bound to it
+// (a for loop's step: 1 needs no latch, 0 and below are errors); when
+// lowering fails; or when the text uses a form outside the subset below.
+// The template is then instantiated the general way: its bindings spliced
+// into the text, which LLVM's parser reads.
 //
 // Program::build: requires bindings for the antiquotes and a context;
 // produces the module LLVM's parser reads from the lowered text with the
@@ -74,16 +76,6 @@ private:
   std::unique_ptr<Impl> P;
 };
 
-std::optional<Program> compileProgram(llvm::StringRef LoweredText);
-
-/// compileTemplate: requires the syntax tree of a module template, parsed
-/// from buffer \p BufferID of \p SM with its antiquotes; produces its
-/// program and, in \p Plan, its lowered text's plan of SSA construction
-/// (what restoreSSA needs), or nothing. Nothing when an antiquote is of a
-/// kind other than `$type`, `$const` and `$opr`, or stands where lowering
-/// reads the text bound to it (a for loop's step: 1 needs no latch, 0 and
-/// below are errors); when lowering fails (the general path reports it);
-/// or when compileProgram gives nothing.
 std::optional<Program> compileTemplate(const SyntaxTree &Tree,
                                        const llvm::SourceMgr &SM,
                                        unsigned BufferID, LoweredText &Plan);

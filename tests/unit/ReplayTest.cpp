@@ -1,4 +1,5 @@
-//===- ReplayTest.cpp - Templates built from their program, not read -------===//
+//===- ReplayTest.cpp - Templates built from their program, not read
+//-------===//
 //
 // A module template in the program's subset (Replay.h) is instantiated by
 // building its IR directly. The general path, which splices the bindings in
@@ -8,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Parse.h"
 #include "Replay.h"
+#include "Parse.h"
 #include "RestoreSSA.h"
 #include "TestUtil.h"
 #include "llquote/Template.h"
@@ -35,7 +36,8 @@ std::unique_ptr<Parsed> parse(StringRef Text) {
   auto R = std::make_unique<Parsed>();
   R->ID = R->SM.AddNewSourceBuffer(MemoryBuffer::getMemBufferCopy(Text, "t"),
                                    SMLoc());
-  R->Tree = std::make_unique<SyntaxTree>(R->SM.getMemoryBuffer(R->ID)->getBuffer());
+  R->Tree =
+      std::make_unique<SyntaxTree>(R->SM.getMemoryBuffer(R->ID)->getBuffer());
   REQUIRE_FALSE(static_cast<bool>(parseSyntax(*R->Tree, R->SM, R->ID)));
   return R;
 }
@@ -53,8 +55,7 @@ std::string printed(Expected<std::unique_ptr<Module>> M) {
 }
 
 /// The template instantiated through the program and through the text.
-std::pair<std::string, std::string> bothWays(StringRef Text,
-                                             const Bindings &B,
+std::pair<std::string, std::string> bothWays(StringRef Text, const Bindings &B,
                                              LLVMContext &Ctx,
                                              FrontendOptions Opts = {}) {
   Template T(Text, "test.cpp", 10, 5);
@@ -218,8 +219,8 @@ no:
 
 TEST_CASE("replay: a template's program builds the module the text reads to") {
   LLVMContext Ctx;
-  for (Type *Elt : {Type::getFloatTy(Ctx), Type::getDoubleTy(Ctx),
-                    Type::getHalfTy(Ctx)}) {
+  for (Type *Elt :
+       {Type::getFloatTy(Ctx), Type::getDoubleTy(Ctx), Type::getHalfTy(Ctx)}) {
     Bindings B{{"elt", Elt}, {"zero", 0.0f}};
     auto [Fast, General] = bothWays(Saxpy, B, Ctx);
     CHECK(Fast.rfind("error", 0) != 0);
