@@ -78,7 +78,7 @@ unsigned KernelGen::indexOf(const Node &N) const {
 }
 
 std::string KernelGen::fresh(const char *Base) {
-  return fmt::format("%{}{}", Base, Counter++);
+  return fmt::format("%{}.{}", Base, Counter++);
 }
 
 std::string KernelGen::functionName(size_t I) { return fmt::format("f{}", I); }

@@ -815,6 +815,53 @@ TEST_CASE("scans keep the order of a non-commutative function across chunks") {
   CHECK(std::equal(Short.begin(), Short.end(), Seq.begin()));
 }
 
+TEST_CASE("scans and segmented folds of a reshaped matrix producer") {
+  // The producer's index code (a linear index split into row and column)
+  // is spliced as text among the quarter scan's own names. Its names once
+  // were `%q1`, `%i0`, ..., and `%q1` was also a quarter's start: the
+  // variable was reassigned, and the scan read and wrote out of bounds.
+  // Found by fuzz.arrays.
+  Fn Gen = LLQ_FN("i64 (i64 %i, i64 %j)",
+                  "%m = mul i64 %i, 100\n %r = add i64 %m, %j");
+  Fn Add = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %b");
+  for (auto [Rows, Cols] : {std::pair<int64_t, int64_t>{6, 7}, {1, 42},
+                            {42, 1}, {3, 5}, {100, 37}}) {
+    CAPTURE(Rows);
+    CAPTURE(Cols);
+    int64_t N = Rows * Cols;
+    std::vector<int64_t> X(static_cast<size_t>(N));
+    for (int64_t K = 0; K < N; ++K)
+      X[size_t(K)] = 100 * (K / Cols) + K % Cols;
+    Acc A = reshape({N}, generate({Rows, Cols}, Gen));
+    // Scans need an associative function; + shows every element's place.
+    std::vector<int64_t> L{2}, L1, R(static_cast<size_t>(N + 1));
+    for (int64_t V : X) {
+      L.push_back(L.back() + V);
+      L1.push_back(L1.empty() ? V : L1.back() + V);
+    }
+    R[size_t(N)] = 2;
+    for (int64_t K = N - 1; K >= 0; --K)
+      R[size_t(K)] = X[size_t(K)] + R[size_t(K + 1)];
+    CHECK(cpu().run(scanl(Add, int64_t(2), A)).toVector<int64_t>() == L);
+    CHECK(cpu().run(scanl1(Add, A)).toVector<int64_t>() == L1);
+    CHECK(cpu().run(scanr(Add, int64_t(2), A)).toVector<int64_t>() == R);
+    CHECK(seq().run(scanr(Add, int64_t(2), A)).toVector<int64_t>() == R);
+    // Segments of 1, 2, 3, ... elements, the last one shorter.
+    std::vector<int32_t> Lens;
+    for (int64_t Left = N, Len = 1; Left > 0; Left -= Len, ++Len)
+      Lens.push_back(int32_t(std::min(Len, Left)));
+    std::vector<int64_t> Sums;
+    for (int64_t K = 0, S = 0; S < int64_t(Lens.size()); ++S) {
+      int64_t Sum = 0;
+      for (int32_t I = 0; I < Lens[size_t(S)]; ++I)
+        Sum += X[size_t(K++)];
+      Sums.push_back(Sum);
+    }
+    CHECK(cpu().run(foldSeg(Add, int64_t(0), A, fromVector(Lens)))
+              .toVector<int64_t>() == Sums);
+  }
+}
+
 TEST_CASE("run into a caller's array: reused when it fits and is not read") {
   auto Inc = LLQ_FN("i32 (i32 %a)", "%r = add i32 %a, 1");
   auto X = fromVector(std::vector<int32_t>{1, 2, 3});

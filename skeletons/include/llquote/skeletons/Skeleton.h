@@ -100,7 +100,11 @@ public:
   const Backend &backend() const { return B; }
   bool atomics() const { return B.atomics(); }
 
-  /// A new local name, "%t12".
+  /// A new local name, "%t.12". The dot keeps element code's names apart
+  /// from the names skeleton templates write (`%q1`, `%a0`, `%acc`: no dot
+  /// and number), which the element code is spliced among as text: a
+  /// variable of the dialect may be reassigned, so a clash would not be an
+  /// error but a wrong value.
   std::string fresh(const char *Base = "t");
   /// The kernel's name for F, "@f0"; its definition goes into the module.
   std::string fn(const Fn &F);
