@@ -824,8 +824,9 @@ TEST_CASE("scans and segmented folds of a reshaped matrix producer") {
   Fn Gen = LLQ_FN("i64 (i64 %i, i64 %j)",
                   "%m = mul i64 %i, 100\n %r = add i64 %m, %j");
   Fn Add = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %b");
-  for (auto [Rows, Cols] : {std::pair<int64_t, int64_t>{6, 7}, {1, 42},
-                            {42, 1}, {3, 5}, {100, 37}}) {
+  for (std::pair<int64_t, int64_t> Shape :
+       {std::pair<int64_t, int64_t>{6, 7}, {1, 42}, {42, 1}, {3, 5}, {100, 37}}) {
+    int64_t Rows = Shape.first, Cols = Shape.second;
     CAPTURE(Rows);
     CAPTURE(Cols);
     int64_t N = Rows * Cols;
