@@ -1196,9 +1196,11 @@ bool Builder::define(int Slot, Instruction *I, const std::string &Name) {
     return true;
   if (I->getType()->isVoidTy() || Slots[Slot])
     return false;
-  I->setName(Name);
-  if (I->getName() != Name)
-    return false; // Taken by a block or an argument.
+  if (!Name.empty()) {
+    I->setName(Name);
+    if (I->getName() != Name)
+      return false; // Taken by a block or an argument.
+  }
   if (Argument *A = Forward[Slot]) {
     if (A->getType() != I->getType())
       return false;
@@ -1509,10 +1511,19 @@ std::unique_ptr<Module> Program::build(LLVMContext &Ctx, StringRef ModuleName,
 }
 
 /// The lowered text read into a program, or nothing outside the subset.
-static std::optional<Program> compileProgram(StringRef LoweredText) {
+static std::optional<Program> compileProgram(StringRef LoweredText,
+                                             StringRef ReadFn) {
   auto P = std::make_unique<Program::Impl>();
   if (!Compiler(LoweredText).run(*P))
     return std::nullopt;
+  // restoreSSA matches read placeholders by their place, not their name,
+  // and deletes them: they are built unnamed. (Their names in the text,
+  // `x.read`, are never a name anything else may take.)
+  for (FunctionRecipe &F : P->Functions)
+    for (BlockRecipe &B : F.Blocks)
+      for (InstRecipe &I : B.Insts)
+        if (I.O == Op::Call && !ReadFn.empty() && I.Ops[0].V.Text == ReadFn)
+          I.Name.clear();
   return Program(std::move(P));
 }
 
@@ -1544,7 +1555,7 @@ std::optional<Program> llq::compileTemplate(const SyntaxTree &Tree,
     consumeError(L.takeError());
     return std::nullopt;
   }
-  std::optional<Program> P = compileProgram(L->text());
+  std::optional<Program> P = compileProgram(L->text(), L->ReadFn);
   if (P) {
     Plan = std::move(*L);
     Plan.Storage.clear(); // The plan is all restoreSSA reads.
