@@ -80,12 +80,16 @@ int main() {
     raw_string_ostream OS(Text);
     (*M)->print(OS, nullptr);
   }
-  BatchFn Inst = batched([&] {
-    LLVMContext Ctx;
-    auto M = Kernel.instantiate(Ctx, {{"elt", Type::getFloatTy(Ctx)}, {"zero", 0.0f}});
-    if (!M)
-      exit(1);
-  });
+  auto Instantiate = [&](llq::FrontendOptions Opts) {
+    return batched([&, Opts] {
+      LLVMContext Ctx;
+      auto M = Kernel.instantiate(
+          Ctx, {{"elt", Type::getFloatTy(Ctx)}, {"zero", 0.0f}}, Opts);
+      if (!M)
+        exit(1);
+    });
+  };
+  BatchFn Inst = Instantiate({});
   BatchFn Parse = batched([&] { readAndVerify(Text); });
   Paired P = comparePaired(Inst, Parse, Reps);
   outs() << "median [min-max] over " << Reps << " interleaved repetitions\n"
@@ -94,13 +98,7 @@ int main() {
          << "ratio instantiate / parse:        " << spread(P.ratioAB(), 2) << "\n";
   llq::FrontendOptions General;
   General.Replay = false;
-  BatchFn Read = batched([&] {
-    LLVMContext Ctx;
-    auto M = Kernel.instantiate(
-        Ctx, {{"elt", Type::getFloatTy(Ctx)}, {"zero", 0.0f}}, General);
-    if (!M)
-      exit(1);
-  });
+  BatchFn Read = Instantiate(General);
   Paired G = comparePaired(Read, Parse, Reps);
   outs() << "general path (Replay off), us:    " << spread(G.a(), 1, 1e6) << "\n"
          << "parseAssemblyString + verify, us: " << spread(G.b(), 1, 1e6) << "\n"

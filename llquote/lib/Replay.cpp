@@ -10,6 +10,7 @@
 
 #include "Replay.h"
 #include "Lower.h"
+#include "RestoreSSA.h"
 #include "Splice.h"
 #include "Syntax.h"
 #include "llvm/ADT/APSInt.h"
@@ -20,7 +21,9 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Operator.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include <cctype>
 
 using namespace llq;
@@ -331,6 +334,11 @@ struct Program::Impl {
   std::vector<TypeRecipe> Types;
   std::vector<FunctionRecipe> Functions;
   std::optional<std::string> DataLayout, Triple;
+  /// What restoreSSA reads of the lowered text: its plan of SSA
+  /// construction, and the template's text for the messages it would make
+  /// (which the general path gives instead).
+  LoweredText Plan;
+  std::string Source;
 };
 
 namespace {
@@ -1506,8 +1514,28 @@ Program &Program::operator=(Program &&) = default;
 Program::~Program() = default;
 
 std::unique_ptr<Module> Program::build(LLVMContext &Ctx, StringRef ModuleName,
-                                       const Bindings &Bound) const {
-  return Builder(*P, Ctx, Bound).run(ModuleName);
+                                       const Bindings &Bound,
+                                       bool Mem2Reg) const {
+  std::unique_ptr<Module> M = Builder(*P, Ctx, Bound).run(ModuleName);
+  if (!M)
+    return nullptr;
+  if (!P->Plan.SSA.empty()) {
+    SourceMgr SM;
+    unsigned ID = SM.AddNewSourceBuffer(
+        MemoryBuffer::getMemBuffer(P->Source, ModuleName,
+                                   /*RequiresNullTerminator=*/true),
+        SMLoc());
+    RestoreOptions R;
+    R.Mem2Reg = Mem2Reg;
+    if (Error E = restoreSSA(*M, P->Plan, R, SM, ID, nullptr)) {
+      consumeError(std::move(E));
+      return nullptr;
+    }
+  }
+  bool BrokenDebugInfo = false;
+  if (verifyModule(*M, nullptr, &BrokenDebugInfo) || BrokenDebugInfo)
+    return nullptr;
+  return M;
 }
 
 /// The lowered text read into a program, or nothing outside the subset.
@@ -1529,24 +1557,19 @@ static std::optional<Program> compileProgram(StringRef LoweredText,
 
 std::optional<Program> llq::compileTemplate(const SyntaxTree &Tree,
                                             const SourceMgr &SM,
-                                            unsigned BufferID,
-                                            LoweredText &Plan) {
-  bool Refused = false;
-  for (const Node *A : Tree.Antiquotes) {
-    auto K = static_cast<AntiquoteKind>(A->Sub);
-    Refused |= K != AntiquoteKind::Type && K != AntiquoteKind::Const &&
-               K != AntiquoteKind::Opr;
-  }
+                                            unsigned BufferID) {
+  bool StepBound = false;
   forEachNode(Tree.Root, [&](const Node *N) {
     if (!N->is(NodeKind::For) || !(N->Sub & ForHasStep))
       return;
     const Node *Step = N->First; // Type, counter, from, to, step, body.
     for (int K = 0; K < 4 && Step; ++K)
       Step = Step->Next;
-    Refused |= Step && Step->is(NodeKind::Antiquote);
+    StepBound |= Step && Step->is(NodeKind::Antiquote);
   });
-  if (Refused)
+  if (StepBound)
     return std::nullopt;
+  // Lowering refuses antiquotes of the other kinds.
   LowerOptions Opts;
   Opts.KeepValueAntiquotes = true;
   Opts.Spliced = !Tree.Antiquotes.empty();
@@ -1557,9 +1580,10 @@ std::optional<Program> llq::compileTemplate(const SyntaxTree &Tree,
   }
   std::optional<Program> P = compileProgram(L->text(), L->ReadFn);
   if (P) {
-    Plan = std::move(*L);
-    Plan.Storage.clear(); // The plan is all restoreSSA reads.
-    Plan.Storage.shrink_to_fit();
+    P->P->Plan = std::move(*L);
+    P->P->Plan.Storage.clear(); // The plan is all restoreSSA reads.
+    P->P->Plan.Storage.shrink_to_fit();
+    P->P->Source = Tree.Source.str();
   }
   return P;
 }

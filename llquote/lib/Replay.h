@@ -1,8 +1,7 @@
 //===- Replay.h - Module templates built from a program ------*- C++ -*-===//
 //
 // compileTemplate: requires the syntax tree of a module template, parsed
-// with its antiquotes; produces the template's Program and the plan by
-// which its variables become SSA (what restoreSSA reads), or nothing. It
+// with its antiquotes; produces the template's Program, or nothing. It
 // lowers the template once, leaving each antiquote in place as written
 // (LowerOptions::KeepValueAntiquotes), and reads that text into
 // definitions, blocks and instructions whose types and operands name the
@@ -14,10 +13,10 @@
 // into the text, which LLVM's parser reads.
 //
 // Program::build: requires bindings for the antiquotes and a context;
-// produces the module LLVM's parser reads from the lowered text with the
-// bindings spliced in, placeholders and all, so that restoreSSA and the
-// verifier then do what they do on the general path, and the module is
-// the same, names included. It checks what LLVM's parser checks of the
+// produces the module the general path makes: the one LLVM's parser reads
+// from the lowered text with the bindings spliced in, placeholders and all,
+// put through the same restoreSSA (with the plan lowering made) and the
+// verifier, names included. It checks what LLVM's parser checks of the
 // subset: every operand's type against the type written, each opcode's
 // operand classes, a name defined once and every name used defined, a
 // constant that fits its type. Anything amiss gives null and no message:
@@ -67,18 +66,23 @@ public:
   Program &operator=(Program &&);
   ~Program();
 
-  /// The module, named \p ModuleName, or null (see above).
+  /// The module, named \p ModuleName, its variables in SSA form (through
+  /// LLVM's PromoteMemToReg with \p Mem2Reg) and verified; or null (see
+  /// above).
   std::unique_ptr<llvm::Module> build(llvm::LLVMContext &Ctx,
                                       llvm::StringRef ModuleName,
-                                      const Bindings &Bound) const;
+                                      const Bindings &Bound,
+                                      bool Mem2Reg = false) const;
 
 private:
+  friend std::optional<Program>
+  compileTemplate(const SyntaxTree &, const llvm::SourceMgr &, unsigned);
   std::unique_ptr<Impl> P;
 };
 
 std::optional<Program> compileTemplate(const SyntaxTree &Tree,
                                        const llvm::SourceMgr &SM,
-                                       unsigned BufferID, LoweredText &Plan);
+                                       unsigned BufferID);
 
 } // namespace llq
 

@@ -39,7 +39,6 @@
 #include "Assemble.h"
 #include "Parse.h"
 #include "Replay.h"
-#include "RestoreSSA.h"
 #include "InternalNames.h"
 #include "FindTemplates.h"
 #include "Flatten.h"
@@ -50,7 +49,6 @@
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/ValueSymbolTable.h"
-#include "llvm/IR/Verifier.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include <mutex>
@@ -158,7 +156,6 @@ struct Template::Impl {
   /// the first instantiation that may use them.
   std::once_flag Compiled;
   std::optional<Program> Prog;
-  LoweredText Plan;
 
   /// The wrapper for syntax checks; emit() builds its own with parameters.
   Wrapped wrapForCheck() const {
@@ -243,8 +240,6 @@ struct Template::Impl {
 
   Error parse();
   void compile();
-  std::unique_ptr<Module> replay(LLVMContext &Ctx, const Bindings &Bound,
-                                 const FrontendOptions &Opts) const;
   Error checkShape(const SyntaxTree &Tree, size_t Begin);
   void collectNames(const SyntaxTree &Tree, size_t Begin);
   Error checkBindings(const Bindings &Bound, bool ValuesAllowed) const;
@@ -459,33 +454,7 @@ void Template::Impl::compile() {
     consumeError(std::move(E));
     return;
   }
-  Prog = compileTemplate(Tree, SM, ID, Plan);
-}
-
-/// The module the program builds, SSA restored and verified; null where
-/// anything is amiss, for the general path to report.
-std::unique_ptr<Module> Template::Impl::replay(LLVMContext &Ctx,
-                                               const Bindings &Bound,
-                                               const FrontendOptions &Opts) const {
-  std::unique_ptr<Module> M = Prog->build(Ctx, File, Bound);
-  if (!M)
-    return nullptr;
-  if (!Plan.SSA.empty()) {
-    SourceMgr SM; // For restoreSSA's messages, which the general path gives.
-    unsigned ID = SM.AddNewSourceBuffer(
-        MemoryBuffer::getMemBuffer(Text, File, /*RequiresNullTerminator=*/true),
-        SMLoc());
-    RestoreOptions R;
-    R.Mem2Reg = Opts.SSA == SSAMode::Mem2Reg;
-    if (Error E = restoreSSA(*M, Plan, R, SM, ID, nullptr)) {
-      consumeError(std::move(E));
-      return nullptr;
-    }
-  }
-  bool BrokenDebugInfo = false;
-  if (verifyModule(*M, nullptr, &BrokenDebugInfo) || BrokenDebugInfo)
-    return nullptr;
-  return M;
+  Prog = compileTemplate(Tree, SM, ID);
 }
 
 Error Template::ready(const Bindings &Bound) const {
@@ -513,7 +482,8 @@ Template::instantiate(LLVMContext &Ctx, const Bindings &Bound,
   if (Opts.Replay && Opts.Verify && !Opts.AllowUndef && !Opts.TimePhases) {
     std::call_once(P->Compiled, [&] { P->compile(); });
     if (P->Prog)
-      if (std::unique_ptr<Module> M = P->replay(Ctx, Bound, Opts))
+      if (std::unique_ptr<Module> M = P->Prog->build(
+              Ctx, P->File, Bound, Opts.SSA == SSAMode::Mem2Reg))
         return std::move(M);
   }
   SourceMgr SM;

@@ -151,13 +151,11 @@ std::string outcome(Expected<std::unique_ptr<Module>> M) {
 }
 
 /// Instantiates \p T as its granularity asks, into a fresh function for the
-/// granularities that emit.
+/// granularities that emit. Module templates go to instantiateBothWays.
 void instantiate(const llq::Template &T, llq::Granularity G, LLVMContext &Ctx,
                  const llq::Bindings &Bound, Chooser &C) {
   Module M("fuzz", Ctx);
   switch (G) {
-  case llq::Granularity::Module:
-    return check(T.instantiate(Ctx, Bound));
   case llq::Granularity::Definitions:
   case llq::Granularity::Global:
     return check(T.instantiateInto(M, Bound));
@@ -179,8 +177,8 @@ void instantiate(const llq::Template &T, llq::Granularity G, LLVMContext &Ctx,
   check(T.emit(B, Bound, Env));
 }
 
-/// The granularity to instantiate at, and the bindings, in \p Ctx, both
-/// chosen as \p C says; the same input gives the same choices.
+/// The granularity to instantiate at, as \p C says: the first choice of
+/// the input, so the same input gives the same choices after it.
 llq::Granularity choose(Chooser &C) {
   static const llq::Granularity Granularities[] = {
       llq::Granularity::Module,       llq::Granularity::Definitions,
