@@ -71,6 +71,16 @@ Error llq::parseSyntax(SyntaxTree &Tree, const SourceMgr &SM,
   return makeError(SM, Loc, Msg, Range);
 }
 
+std::optional<std::string> llq::oversizedVector(StringRef Count) {
+  uint64_t N;
+  if (Count.getAsInteger(10, N) || N > UINT32_MAX || N <= MaxVectorElements)
+    return std::nullopt;
+  return "vector of " + std::to_string(N) +
+         " elements; llquote reads vectors of at most " +
+         std::to_string(MaxVectorElements) +
+         " (LLVM builds some vector constants element by element)";
+}
+
 std::optional<std::string> llq::unsafeAsmConstraints(StringRef Quoted) {
   std::string Text = unescapeAsm(Quoted.drop_front().drop_back());
   SmallVector<StringRef, 8> Constraints;

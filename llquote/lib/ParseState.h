@@ -26,6 +26,20 @@ constexpr unsigned MaxNestingDepth = 256;
 /// stays fast.
 constexpr unsigned MaxNumberLength = 30000;
 
+/// Most elements a vector type may have. LLVM's reader builds some vector
+/// constants one element at a time whatever the text says: a `splat`, a
+/// shufflevector mask written as `zeroinitializer`, the folding of a
+/// constant expression. For `<4294967295 x i64>` that is 32 GiB, and the
+/// allocation fails inside LLVM, which cannot report it. Real vectors are
+/// far narrower (targets go to a few thousand elements); longer vector types
+/// are refused wherever they are written.
+constexpr uint64_t MaxVectorElements = uint64_t(1) << 20;
+
+/// Why a vector type whose element count is written \p Count may not be
+/// read, or nothing if it may (a count LLVM refuses itself, zero or one too
+/// wide for 32 bits, is left to LLVM's message).
+std::optional<std::string> oversizedVector(llvm::StringRef Count);
+
 /// Why LLVM's reader of inline asm constraints would read past the end of
 /// \p Quoted (the string token, with its quotes), or nothing if it would
 /// not. LLVM 19 trusts a `^` to be followed by two letters and an `@` by a

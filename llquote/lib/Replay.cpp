@@ -10,6 +10,7 @@
 
 #include "Replay.h"
 #include "Lower.h"
+#include "ParseState.h"
 #include "RestoreSSA.h"
 #include "Splice.h"
 #include "Syntax.h"
@@ -960,13 +961,18 @@ bool isTerminator(Op O) {
          O == Op::Unreachable;
 }
 
-/// Whether \p T names a struct type anywhere: its name means nothing in a
-/// new module, so such a binding takes the general path.
-bool hasNamedStruct(Type *T) {
+/// Whether a bound type \p T must take the general path: it names a struct
+/// type somewhere (the name means nothing in a new module), or it holds a
+/// vector longer than the front end reads (MaxVectorElements), which the
+/// general path refuses with its message.
+bool needsGeneralPath(Type *T) {
   if (auto *S = dyn_cast<StructType>(T); S && !S->isLiteral())
     return true;
+  if (auto *V = dyn_cast<VectorType>(T);
+      V && V->getElementCount().getKnownMinValue() > MaxVectorElements)
+    return true;
   for (Type *Sub : T->subtypes())
-    if (hasNamedStruct(Sub))
+    if (needsGeneralPath(Sub))
       return true;
   return false;
 }
@@ -1061,7 +1067,7 @@ Type *Builder::type(unsigned I) {
     if (It == Bound.end() || It->second.kind() != Binding::Kind::Type)
       return nullptr;
     T = It->second.type();
-    if (!T || &T->getContext() != &Ctx || hasNamedStruct(T))
+    if (!T || &T->getContext() != &Ctx || needsGeneralPath(T))
       return nullptr;
     break;
   }

@@ -12,8 +12,9 @@
 // LLVM 19's parser does not survive all the others: a getelementptr with no
 // index over one, or a call that passes one, recurses until the stack
 // overflows. llquote refuses the definition itself, which is the one place
-// every such input has in common. It is the one input llvm-as reads that
-// llquote does not; a struct may hold a pointer to itself, as usual.
+// every such input has in common. With vectors longer than
+// MaxVectorElements (ParseState.h), it is one of the two inputs llvm-as
+// reads that llquote does not; a struct may hold a pointer to itself.
 //
 //===----------------------------------------------------------------------===//
 

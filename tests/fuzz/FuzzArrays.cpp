@@ -12,9 +12,10 @@
 // a difference is a finding.
 //
 // Only operations whose result does not depend on the order of evaluation
-// are generated: integer arithmetic wraps, and doubles are only mapped,
-// zipped, stencilled and folded with maxnum, so the two backends must agree
-// exactly.
+// are generated: integer arithmetic wraps, folds and scans combine with
+// associative functions only (wrapping add and mul, as the skeletons
+// require), and doubles are only mapped, zipped, stencilled and folded with
+// maxnum, so the two backends must agree exactly, however each associates.
 //
 //===----------------------------------------------------------------------===//
 
@@ -335,11 +336,11 @@ bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
       Top().Sh[0] = N + 1;
       break;
     case 1:
-      Top().A = scanr(subI(), Scalar(int64_t(2)), Top().A);
+      Top().A = scanr(mulI(), Scalar(int64_t(3)), Top().A);
       Top().Sh[0] = N + 1;
       break;
     case 2:
-      Top().A = scanl1(subI(), Top().A);
+      Top().A = scanl1(mulI(), Top().A);
       break;
     default:
       Top().A = scanr1(addI(), Top().A);

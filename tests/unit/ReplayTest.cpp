@@ -399,4 +399,15 @@ TEST_CASE("replay: a mistake gets the general path's error, at the template") {
   auto [Fast, General] = bothWays(Saxpy, Foreign, Ctx);
   CHECK(Fast == General);
   CHECK(built(Saxpy, Foreign, Ctx).empty());
+  // A vector type longer than the front end reads is refused both ways: the
+  // program leaves it to the general path, which refuses its text.
+  const char *Param = "define void @f($type:t %a) {\nentry:\n  ret void\n}\n";
+  Bindings Wide{{"t", FixedVectorType::get(I32, 4000000)}};
+  auto [WideFast, WideGeneral] = bothWays(Param, Wide, Ctx);
+  CHECK(WideFast.find("error: vector of 4000000 elements") != std::string::npos);
+  CHECK(WideFast == WideGeneral);
+  CHECK(built(Param, Wide, Ctx).empty());
+  Bindings Limit{{"t", FixedVectorType::get(I32, 1 << 20)}};
+  CHECK(!built(Param, Limit, Ctx).empty());
+  CHECK(bothWays(Param, Limit, Ctx).first == bothWays(Param, Limit, Ctx).second);
 }
