@@ -14,7 +14,6 @@
 #include "Syntax.h"
 #include <optional>
 #include <string>
-#include <string>
 
 namespace llq {
 
