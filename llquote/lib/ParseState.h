@@ -29,10 +29,12 @@ constexpr unsigned MaxNumberLength = 30000;
 /// constants one element at a time whatever the text says: a `splat`, a
 /// shufflevector mask written as `zeroinitializer`, the folding of a
 /// constant expression. For `<4294967295 x i64>` that is 32 GiB, and the
-/// allocation fails inside LLVM, which cannot report it. Real vectors are
-/// far narrower (targets go to a few thousand elements); longer vector types
-/// are refused wherever they are written.
-constexpr uint64_t MaxVectorElements = uint64_t(1) << 20;
+/// allocation fails inside LLVM, which cannot report it; LLVM's printer
+/// then writes such a splat out element by element too (a line of 70
+/// bytes printed as 41 MB at 2^20 elements of a constant expression). Real
+/// vectors are far narrower (targets go to a few thousand elements); longer
+/// vector types are refused wherever they are written.
+constexpr uint64_t MaxVectorElements = uint64_t(1) << 16;
 
 /// Why a vector type whose element count is written \p Count may not be
 /// read, or nothing if it may (a count LLVM refuses itself, zero or one too

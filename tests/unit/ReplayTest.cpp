@@ -407,7 +407,7 @@ TEST_CASE("replay: a mistake gets the general path's error, at the template") {
   CHECK(WideFast.find("error: vector of 4000000 elements") != std::string::npos);
   CHECK(WideFast == WideGeneral);
   CHECK(built(Param, Wide, Ctx).empty());
-  Bindings Limit{{"t", FixedVectorType::get(I32, 1 << 20)}};
+  Bindings Limit{{"t", FixedVectorType::get(I32, 1 << 16)}};
   CHECK(!built(Param, Limit, Ctx).empty());
   CHECK(bothWays(Param, Limit, Ctx).first == bothWays(Param, Limit, Ctx).second);
 }

@@ -1,4 +1,4 @@
-; A vector type of more than 1048576 elements is refused at its count,
+; A vector type of more than 65536 elements is refused at its count,
 ; wherever it stands: LLVM's reader builds a splat, a shufflevector mask
 ; written as zeroinitializer and a folded constant expression element by
 ; element, and for such a vector runs out of memory inside LLVM. Vectors up
@@ -12,16 +12,16 @@
 ; RUN: llquote-fmt %t/limit.ll | FileCheck %s --check-prefix=LIMIT
 
 ;--- splat.ll
-; SPLAT: splat.ll:[[@LINE+2]]:9: error: vector of 4294967295 elements; llquote reads vectors of at most 1048576 (LLVM builds some vector constants element by element)
+; SPLAT: splat.ll:[[@LINE+2]]:9: error: vector of 4294967295 elements; llquote reads vectors of at most 65536 (LLVM builds some vector constants element by element)
 ; SPLAT-NEXT: define <4294967295 x i8> @f() {
 define <4294967295 x i8> @f() {
   ret <4294967295 x i8> splat (i8 1)
 }
 ;--- mask.ll
-; MASK: mask.ll:[[@LINE+3]]:24: error: vector of 1048577 elements; llquote reads
+; MASK: mask.ll:[[@LINE+3]]:24: error: vector of 65537 elements; llquote reads
 define <4 x i8> @f(<4 x i8> %a) {
   %s = shufflevector <4 x i8> %a, <4 x i8> %a,
-                      <1048577 x i32> zeroinitializer
+                      <65537 x i32> zeroinitializer
   ret <4 x i8> %a
 }
 ;--- scalable.ll
@@ -35,5 +35,5 @@ declare void @h(<3000000000 x float>)
 ; WIDE: too-wide.ll:[[@LINE+1]]:18: error: size too large for vector
 declare void @h(<4294967296 x float>)
 ;--- limit.ll
-; LIMIT: declare void @h(<1048576 x float>, [4294967295 x i8])
-declare void @h(<1048576 x float>, [4294967295 x i8])
+; LIMIT: declare void @h(<65536 x float>, [4294967295 x i8])
+declare void @h(<65536 x float>, [4294967295 x i8])
