@@ -3,7 +3,7 @@
 #
 #   run-fuzzer.sh PREFIX FUZZER [ARGS...]
 #
-# The fuzzer's progress lines go to PREFIX.log, not to CTest: a run of two
+# The fuzzer's progress lines go to PREFIXrun.log, not to CTest: a run of two
 # minutes writes hundreds of kilobytes of them, and a log cut to a size limit
 # would lose the one part that matters. On success this prints the run's
 # final statistics. On a finding (a crash, a sanitizer report, a leak, a
@@ -23,11 +23,21 @@ fi
 prefix=$1
 shift
 log=${prefix}run.log
-stamp=${prefix}run.stamp
-: >"$stamp"
+# This run saves its inputs in a directory of its own, so that they are told
+# apart from those of earlier runs; they are moved to PREFIX afterwards.
+saved=$(mktemp -d "${prefix}run.XXXXXX") || exit 2
 
-"$@" -artifact_prefix="$prefix" >"$log" 2>&1
+"$@" -artifact_prefix="$saved/" >"$log" 2>&1
 status=$?
+
+artifacts=()
+for input in "$saved"/*; do
+  [ -f "$input" ] || continue
+  artifact=$prefix$(basename "$input")
+  mv -f "$input" "$artifact"
+  artifacts+=("$artifact")
+done
+rmdir "$saved"
 
 if [ "$status" -eq 0 ]; then
   grep -E '^(Done|stat::)' "$log"
@@ -46,13 +56,7 @@ else
   tail -n 100 "$log"
 fi
 
-found=0
-for artifact in "$prefix"*; do
-  case $artifact in
-  "$log" | "$stamp") continue ;;
-  esac
-  [ -f "$artifact" ] && [ "$artifact" -nt "$stamp" ] || continue
-  found=1
+for artifact in "${artifacts[@]}"; do
   echo "artifact $artifact ($(wc -c <"$artifact") bytes), as printf text:"
   python3 - "$artifact" <<'EOF'
 import sys
@@ -74,5 +78,5 @@ if len(data) > 16384:
     print("(the first 16384 bytes of %d)" % len(data))
 EOF
 done
-[ "$found" -eq 1 ] || echo "no artifact was saved"
+[ "${#artifacts[@]}" -gt 0 ] || echo "no artifact was saved"
 exit "$status"
