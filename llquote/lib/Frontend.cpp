@@ -401,6 +401,17 @@ static Error parseTo(SourceMgr &SM, unsigned BufferID, Target &T,
   Phase("read", "Read the dialect");
   if (Error E = parseSyntax(Tree, SM, BufferID))
     return firstErrorInSourceOrder(std::move(E), Tree, SM, BufferID);
+  if (Opts.TopLevelEntities && Tree.Root->First) {
+    // Text that closes the wrapper's function early starts the second
+    // entity itself: that is where the error is.
+    unsigned N = 0;
+    for (const Node *Top = Tree.Root->First; Top; Top = Top->Next)
+      ++N;
+    if (N > Opts.TopLevelEntities)
+      return makeError(SM, locAt(SM, BufferID, Tree.Root->First->Next->Range.Begin),
+                       "this closes the function it is emitted into: what "
+                       "follows would stand at the module's top level");
+  }
   if (!Tree.Antiquotes.empty() && Opts.Bound)
     return parseSpliced(Source, collectAntiquotes(Tree),
                         collectLocalNamesOf(Tree), SM, BufferID, T, Opts);

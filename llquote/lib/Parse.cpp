@@ -71,6 +71,15 @@ Error llq::parseSyntax(SyntaxTree &Tree, const SourceMgr &SM,
   return makeError(SM, Loc, Msg, Range);
 }
 
+std::optional<std::string> llq::oversizedNameNumber(StringRef Token,
+                                                   StringRef Digits) {
+  uint64_t N;
+  if (!Digits.getAsInteger(10, N) && N <= MaxNameNumber)
+    return std::nullopt;
+  return "number too large in '" + Token.str() +
+         "': numbered names go up to " + std::to_string(MaxNameNumber);
+}
+
 std::optional<std::string> llq::oversizedVector(StringRef Count) {
   uint64_t N;
   if (Count.getAsInteger(10, N) || N > UINT32_MAX || N <= MaxVectorElements)

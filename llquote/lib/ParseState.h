@@ -36,6 +36,18 @@ constexpr unsigned MaxNumberLength = 30000;
 /// vector types are refused wherever they are written.
 constexpr uint64_t MaxVectorElements = uint64_t(1) << 16;
 
+/// Largest number a numbered name may have (`%N`, `@N`, `#N`, `^N`, `N:`).
+/// LLVM's reader keeps numbered values in a DenseMap keyed by the number,
+/// where 4294967295 and 4294967294 are reserved keys: a name with either
+/// (or a longer number, which its lexer cuts to 32 bits) reads memory that
+/// is not there.
+constexpr uint64_t MaxNameNumber = 4294967293;
+
+/// Why the numbered name \p Token may not be read, or nothing if it may.
+/// \p Digits is its number's text.
+std::optional<std::string> oversizedNameNumber(llvm::StringRef Token,
+                                               llvm::StringRef Digits);
+
 /// Why a vector type whose element count is written \p Count may not be
 /// read, or nothing if it may (a count LLVM refuses itself, zero or one too
 /// wide for 32 bits, is left to LLVM's message).

@@ -293,6 +293,22 @@ Error Template::Impl::checkShape(const SyntaxTree &Tree, size_t Begin) {
       return errorAt(0, "a global template holds one global value; this one "
                         "is empty");
   }
+  // A template read inside a wrapper stays inside it: nothing of the
+  // module's top level may start in its text (a `}` that ends the wrapper's
+  // function, then a definition, say).
+  if (Begin > 0)
+    for (const Node *Top = Tree.Root->First; Top; Top = Top->Next)
+      if (Inside(Top) && Top->Range.Begin < Begin + Text.size())
+        return At(Top, Twine(G == Granularity::Type ? "a type template holds "
+                                                       "one type"
+                             : G == Granularity::Operand
+                                 ? "an operand template holds one operand"
+                             : G == Granularity::Blocks
+                                 ? "a block template holds blocks"
+                                 : "an instruction template holds "
+                                   "instructions") +
+                           "; this stands outside it, at the module's top "
+                           "level");
   if (!emits(G))
     return Error::success();
   const Node *Define = Tree.Root->First;
@@ -762,6 +778,7 @@ Expected<Emitted> Emitter::run(const Bindings &Bound, FrontendOptions Opts) {
   Opts.Verify = false; // The function is still being built.
   Opts.Bound = &Bound;
   Opts.Spliced = true; // The environment's names may be reassigned.
+  Opts.TopLevelEntities = 2; // The wrapper and the live function's declaration.
   if (Error E = parseInto(SM, WID, *M, Opts).takeError())
     return P.fromWrapper(std::move(E), SM, WID, TID, W.Begin);
   return takeApart();

@@ -248,6 +248,41 @@ TEST_CASE("emit_errors_are_located_in_the_cpp_file") {
   CHECK(errorOf(TwoTerms.check()).find(
             "k.cpp:1:1: error: a terminator template holds exactly one "
             "terminator") == 0);
+  // A template that closes what it is read in, then goes on at the module's
+  // top level, is refused; emitting it adds nothing to the module.
+  Template Escaping("ret i32 0\n}\ndefine void @out() {\nentry:\n"
+                    "  ret void\n",
+                    "k.cpp", 1, 1, Granularity::Instructions);
+  CHECK(errorOf(Escaping.check()).find(
+            "k.cpp:3:1: error: an instruction template holds instructions; "
+            "this stands outside it, at the module's top level") == 0);
+  CHECK(errorOf(Escaping.emit(X.B, {}, {})).find("k.cpp:3:1: error:") == 0);
+  CHECK(X.M.getFunction("out") == nullptr);
+  CHECK(X.Entry->empty());
+  Template EscapingBlocks("b:\n  ret i32 0\n}\ndefine void @out() {\n"
+                          "c:\n  ret void\n",
+                          "k.cpp", 1, 1, Granularity::Blocks);
+  CHECK(errorOf(EscapingBlocks.check()).find(
+            "k.cpp:4:1: error: a block template holds blocks;") == 0);
+  Template EscapingType("i32\n@out = global i32 0\n", "k.cpp", 1, 1,
+                        Granularity::Type);
+  CHECK(errorOf(EscapingType.check()).find(
+            "k.cpp:2:1: error: a type template holds one type;") == 0);
+  Template EscapingOperand("i32 1)\n  unreachable\n}\ndefine void @out() {\n"
+                           "entry:\n  call void @f(i32 2",
+                           "k.cpp", 1, 1, Granularity::Operand);
+  CHECK(errorOf(EscapingOperand.check()).find(
+            "k.cpp:4:1: error: an operand template holds one operand;") == 0);
+  // So is text bound to one of its antiquotes that does the same.
+  Template Spliced("$instrs:body\n", "k.cpp", 1, 1, Granularity::Instructions);
+  std::string SE = errorOf(Spliced.emit(
+      X.B, {{"body", "ret i32 0\n}\ndefine void @out() {\nentry:\n  ret void"}},
+      {}));
+  CHECK(SE.find("k.cpp:1:1: error: this closes the function it is emitted "
+                "into: what follows would stand at the module's top level") ==
+        0);
+  CHECK(X.M.getFunction("out") == nullptr);
+  CHECK(X.Entry->empty());
   Template Other("%x = add i32 1, 2\n", "k.cpp", 1, 1, Granularity::Instructions);
   Function *G = Function::Create(X.F->getFunctionType(), Function::ExternalLinkage,
                                  "g", X.M);

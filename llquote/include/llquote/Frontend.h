@@ -54,6 +54,11 @@ struct FrontendOptions {
   /// the template was first checked, so that its text is not parsed again
   /// before the bindings are spliced in.
   const struct ParsedAntiquotes *Parsed = nullptr;
+  /// Set by emit() (internal): how many top-level entities the text has,
+  /// bindings spliced in or not, the first a function. Text bound to an
+  /// antiquote that closes that function and goes on at the top level is an
+  /// error where it goes on.
+  unsigned TopLevelEntities = 0;
 };
 
 /// Parses the dialect text in buffer \p BufferID of \p SM into a module.
