@@ -67,6 +67,29 @@ bool emits(Granularity G) {
          G == Granularity::Blocks;
 }
 
+/// What a template read inside a wrapper holds, for the error at text that
+/// leaves the wrapper.
+const char *wrappedContents(Granularity G) {
+  switch (G) {
+  case Granularity::Instructions:
+    return "an instruction template holds instructions";
+  case Granularity::Terminator:
+    return "a terminator template holds one terminator";
+  case Granularity::Blocks:
+    return "a block template holds blocks";
+  case Granularity::Type:
+    return "a type template holds one type";
+  case Granularity::Operand:
+    return "an operand template holds one operand";
+  case Granularity::Module:
+  case Granularity::Definitions:
+  case Granularity::Global:
+  case Granularity::Text:
+    break;
+  }
+  llvm_unreachable("only these granularities are read inside a wrapper");
+}
+
 /// A global name that \p M does not use yet, starting with \p Stem. When
 /// \p Stem is taken (an earlier wrapper still in \p M), the module's symbol
 /// table picks the suffix with its own counter, in amortised O(1), instead
@@ -299,14 +322,7 @@ Error Template::Impl::checkShape(const SyntaxTree &Tree, size_t Begin) {
   if (Begin > 0)
     for (const Node *Top = Tree.Root->First; Top; Top = Top->Next)
       if (Inside(Top) && Top->Range.Begin < Begin + Text.size())
-        return At(Top, Twine(G == Granularity::Type ? "a type template holds "
-                                                       "one type"
-                             : G == Granularity::Operand
-                                 ? "an operand template holds one operand"
-                             : G == Granularity::Blocks
-                                 ? "a block template holds blocks"
-                                 : "an instruction template holds "
-                                   "instructions") +
+        return At(Top, Twine(wrappedContents(G)) +
                            "; this stands outside it, at the module's top "
                            "level");
   if (!emits(G))

@@ -264,6 +264,12 @@ TEST_CASE("emit_errors_are_located_in_the_cpp_file") {
                           "k.cpp", 1, 1, Granularity::Blocks);
   CHECK(errorOf(EscapingBlocks.check()).find(
             "k.cpp:4:1: error: a block template holds blocks;") == 0);
+  Template EscapingTerminator("ret i32 0\n}\ndefine void @out() {\n"
+                              "entry:\n  ret void\n",
+                              "k.cpp", 1, 1, Granularity::Terminator);
+  CHECK(errorOf(EscapingTerminator.check()).find(
+            "k.cpp:3:1: error: a terminator template holds one terminator; "
+            "this stands outside it, at the module's top level") == 0);
   Template EscapingType("i32\n@out = global i32 0\n", "k.cpp", 1, 1,
                         Granularity::Type);
   CHECK(errorOf(EscapingType.check()).find(
