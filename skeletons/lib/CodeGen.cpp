@@ -66,9 +66,19 @@ int64_t llq::detail::chunksFor(int64_t N, unsigned Threads,
 
 //===-- KernelGen ---------------------------------------------------------===//
 
-KernelGen::KernelGen(const Node &Root, std::string Name, const Backend &B)
+KernelGen::KernelGen(const Node &Root, std::string Name, const Backend &B,
+                     bool Checks)
     : Root(Root), Name(std::move(Name)), B(B) {
   numberTree(Root, Index, nullptr);
+  if (Checks)
+    FaultParam = fault().substr(1);
+}
+
+std::vector<uint64_t> KernelGen::functionHashes() const {
+  std::vector<uint64_t> Hashes;
+  for (const FnImpl *F : Fns)
+    Hashes.push_back(F->Hash);
+  return Hashes;
 }
 
 unsigned KernelGen::indexOf(const Node &N) const {
@@ -573,6 +583,25 @@ llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
     return failure(fmt::format("{}: {}", Root.Name, St.message()));
   int64_t At =
       FaultWord ? __atomic_load_n(FaultWord, __ATOMIC_RELAXED) : int64_t(-1);
+  if (At >= DivisionFault) {
+    size_t FnIx = size_t((At - DivisionFault) / 2);
+    bool Overflow = (At - DivisionFault) % 2;
+    const char *What = Overflow ? "signed integer division overflow (the "
+                                  "least value divided by -1)"
+                                : "integer division by zero";
+    // Functions with one text are one function of the kernel: name the
+    // first operation, in the tree's preorder, that uses it.
+    if (FnIx < K.FnHashes.size())
+      for (const Node *N : Nodes)
+        for (const Fn &F : N->Fns)
+          if (F.impl().Hash == K.FnHashes[FnIx])
+            return failure(fmt::format(
+                "{}: {} in the function of {} ({}); reported because "
+                "checks are on (RuntimeOptions::Checks, LLQ_CHECKS)",
+                Root.Name, What, N->Name, F.where()));
+    return failure(fmt::format("{}: {} in one of its functions", Root.Name,
+                               What));
+  }
   if (At >= 0 && size_t(At) < Nodes.size()) {
     const Node &N = *Nodes[size_t(At)];
     const Node &Src = *N.Kids[0];

@@ -10,6 +10,7 @@
 
 #include "llquote/skeletons/Node.h"
 #include "llquote/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Function.h"
 #include <algorithm>
 #include "llvm/IR/Instructions.h"
@@ -108,6 +109,70 @@ std::string atomicOpOf(const Function &F) {
   return "";
 }
 
+/// Whether C can be part of a local name after the '%'.
+bool isNameChar(char C) {
+  return isAlnum(C) || C == '.' || C == '_' || C == '$' || C == '-';
+}
+
+/// The errors that LLVM finds past the body's last line (in the `ret` and
+/// the `}` that readFn adds) are the body's: a missing `%r`, a result of
+/// another type, an instruction or block left open. They are moved to the
+/// body's text (its end, or the last assignment of %r) and say what the
+/// body must do. BodyLine is the file line of the body's first line.
+Error bodyEndErrors(Error E, const FnImpl &P, const std::string &Ret,
+                    unsigned BodyLine) {
+  StringRef Body(P.Body);
+  StringRef Trimmed = Body.rtrim();
+  unsigned LastLine = BodyLine + unsigned(Body.count('\n'));
+  // Where the body ends: just past its last character.
+  size_t EndLineStart = Trimmed.rfind('\n') + 1; // npos + 1 == 0
+  unsigned EndLine = BodyLine + unsigned(Trimmed.count('\n'));
+  int EndCol = int(Trimmed.size() - EndLineStart);
+  // The last assignment of %r, if the body makes one.
+  std::optional<std::pair<unsigned, int>> Assign;
+  for (size_t At = Body.find("%r"); At != StringRef::npos;
+       At = Body.find("%r", At + 2)) {
+    bool Starts = At == 0 || !isNameChar(Body[At - 1]);
+    bool Ends = At + 2 == Body.size() || !isNameChar(Body[At + 2]);
+    if (Starts && Ends && Body.drop_front(At + 2).ltrim(" \t").starts_with("="))
+      Assign = {BodyLine + unsigned(Body.take_front(At).count('\n')),
+                int(At - (Body.take_front(At).rfind('\n') + 1))};
+  }
+  auto LineText = [&](unsigned Line) {
+    SmallVector<StringRef, 16> Lines;
+    Body.split(Lines, '\n');
+    unsigned I = Line - BodyLine;
+    return I < Lines.size() ? Lines[I].str() : std::string();
+  };
+  return mapDiagnostics(std::move(E), [&](const SMDiagnostic &D) {
+    if (!D.getSourceMgr() || D.getFilename() != P.File ||
+        D.getLineNo() <= int(LastLine) || D.getKind() != SourceMgr::DK_Error)
+      return D;
+    StringRef Msg = D.getMessage();
+    std::string Message;
+    unsigned Line = EndLine;
+    int Col = EndCol;
+    if (Msg == "use of undefined value '%r'") {
+      Message = "the body does not assign the function's result: it ends "
+                "without '%r = ...', of type " + Ret;
+    } else if (Msg.starts_with("'%r' defined with type '")) {
+      StringRef Type = Msg.drop_front(StringRef("'%r' defined with type '").size());
+      Type = Type.take_front(Type.find('\''));
+      Message = ("the result %r is " + Type + ", but the signature says the "
+                 "function returns " + Ret).str();
+      if (Assign)
+        std::tie(Line, Col) = *Assign;
+    } else if (Body.count('{') > Body.count('}')) {
+      Message = "the body ends inside a block: a '{' is not closed by '}'";
+    } else {
+      Message = "the body ends in the middle of an instruction";
+    }
+    return SMDiagnostic(*D.getSourceMgr(), SMLoc(), D.getFilename(), int(Line),
+                        Col, D.getKind(), Message, LineText(Line),
+                        ArrayRef<std::pair<unsigned, unsigned>>());
+  });
+}
+
 /// Reads the function; fills Params, Result and AtomicOp, or Error.
 void readFn(FnImpl &P) {
   StringRef Sig = StringRef(P.Signature).trim();
@@ -120,6 +185,13 @@ void readFn(FnImpl &P) {
     return;
   }
   std::string Ret = Sig.take_front(Open).trim().str();
+  if (Ret == "void") {
+    P.Error = P.File + ":" + std::to_string(P.Line) +
+              ": error: a scalar function returns a value, which its body "
+              "assigns to %r; this signature's result type is void: '" +
+              Sig.str() + "'";
+    return;
+  }
   // The header has a line of its own, the one before the LLQ_FN's line, so
   // that the body's lines are the C++ lines the user wrote (a body that
   // starts with a newline, as R"( bodies do, starts on the next C++ line).
@@ -134,12 +206,13 @@ void readFn(FnImpl &P) {
   Module M("fn", Ctx);
   auto Added = P.Def->instantiateInto(M, {{"name", "f"}});
   if (!Added) {
+    Error E = bodyEndErrors(Added.takeError(), P, Ret, HeadLine + 1);
     // An error in the header is in the signature: report it at the LLQ_FN's
     // line, on the signature as written, not on the generated header.
     size_t Prefix = std::string("define internal ").size();
     size_t Name = std::string(" $gid:name").size();
     P.Error = toString(mapDiagnostics(
-        Added.takeError(), [&](const SMDiagnostic &D) -> SMDiagnostic {
+        std::move(E), [&](const SMDiagnostic &D) -> SMDiagnostic {
           if (!D.getSourceMgr() || D.getLineNo() != int(HeadLine) ||
               D.getFilename() != P.File ||
               !StringRef(D.getLineContents()).starts_with("define internal "))

@@ -126,6 +126,39 @@ std::string llq::detail::checkCombine(const Fn &F, const char *Operation,
 
 //===-- Nodes -------------------------------------------------------------===//
 
+Node::~Node() {
+  // Each kid that only this node holds gives its own kids to the work list
+  // before it is released, so no destructor here runs another's.
+  std::vector<NodeRef> Work = std::move(Kids);
+  while (!Work.empty()) {
+    NodeRef Kid = std::move(Work.back());
+    Work.pop_back();
+    if (!Kid || Kid.use_count() != 1)
+      continue;
+    // The last reference: nothing else can see the node any more.
+    Node &Last = const_cast<Node &>(*Kid);
+    for (NodeRef &Grandkid : Last.Kids)
+      Work.push_back(std::move(Grandkid));
+    Last.Kids.clear();
+    // The arrays of its functions are among its kids, now on the list.
+    Last.Fns.clear();
+  }
+}
+
+/// Raises N's depth to one more than Kid's; past MaxExpressionDepth the
+/// node keeps an error (its depth stops growing there).
+static void deepen(Node &N, const Node &Kid) {
+  if (Kid.Depth < N.Depth)
+    return;
+  N.Depth = std::min(Kid.Depth + 1, MaxExpressionDepth + 1);
+  if (N.Depth > MaxExpressionDepth && N.Error.empty())
+    N.Error = fmt::format(
+        "{}: the expression is more than {} operations deep "
+        "(llq::MaxExpressionDepth); compute a part of it with run() and use "
+        "the result",
+        N.Name, MaxExpressionDepth);
+}
+
 std::shared_ptr<Node> llq::detail::makeNode(Op K, const char *Name,
                                             std::vector<NodeRef> Kids) {
   auto N = std::make_shared<Node>();
@@ -139,6 +172,9 @@ std::shared_ptr<Node> llq::detail::makeNode(Op K, const char *Name,
     if (!Kid->Error.empty() && N->Error.empty())
       N->Error = Kid->Error;
   }
+  for (const NodeRef &Kid : Kids)
+    if (Kid)
+      deepen(*N, *Kid);
   N->Kids = std::move(Kids);
   N->NumInputs = unsigned(N->Kids.size());
   return N;
@@ -163,6 +199,7 @@ void llq::detail::useFns(Node &N, std::vector<Fn> Fns) {
       }
       N.FnArrays[I].push_back(unsigned(N.Kids.size()));
       N.ManifestKids |= 1u << N.Kids.size();
+      deepen(N, *A.node());
       N.Kids.push_back(A.node());
     }
 }

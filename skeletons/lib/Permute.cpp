@@ -144,8 +144,11 @@ public:
       Target += fmt::format("  {} = and i1 {}, {}\n", Both, Lo, Hi);
       Target += fmt::format("  %inside = and i1 %inside, {}\n", Both);
     }
+    // The target's linear position is computed with the target, before the
+    // test: both the scatter and the private phase splice the target code,
+    // and each combines at TL in its own way.
+    std::string TL = G.linearOf(Def, Tx, Target);
     std::string Comb;
-    std::string TL = G.linearOf(Def, Tx, Comb);
     std::vector<std::string> Out = G.outBuffers(0, N.Type, /*NoAlias=*/false);
     std::string Setup;
     if (!G.atomics()) {

@@ -121,6 +121,7 @@ std::shared_ptr<Node> copyNode(const Node &N) {
   C->ManifestKids = N.ManifestKids;
   C->OutTypes = N.OutTypes;
   C->OutShapes = N.OutShapes;
+  C->Depth = N.Depth;
   return C;
 }
 
@@ -152,6 +153,14 @@ class RuntimeImpl {
 
 public:
   explicit RuntimeImpl(const RuntimeOptions &O) : Opts(O) {
+    // The range LLQ_NUM_THREADS accepts. A bad variable is ignored; a bad
+    // option, set in code, is refused: starting thousands of threads (or
+    // failing to allocate their queues) is never what was meant.
+    if (O.Threads > rt::MaxNumThreads)
+      throw ArrayError(fmt::format(
+          "llquote: RuntimeOptions::Threads is {}: expected 1 to {} threads, "
+          "or 0 for LLQ_NUM_THREADS, else one per hardware thread",
+          O.Threads, rt::MaxNumThreads));
     rt::EngineOptions EO;
     EO.CPU = O.CPU;
     EO.OptLevel = O.OptLevel;
@@ -176,12 +185,18 @@ public:
     std::string V = O.Verbose ? (*O.Verbose ? "1" : "0")
                               : optionOrEnv(std::nullopt, "LLQ_VERBOSE");
     Verbose = V == "1" || V == "on";
+    std::string C = O.Checks ? (*O.Checks ? "1" : "0")
+                             : optionOrEnv(std::nullopt, "LLQ_CHECKS");
+    Checks = C == "1" || C == "on";
     DumpDir = optionOrEnv(O.DumpIR, "LLQ_DUMP_IR");
   }
 
   llvm::Expected<std::shared_ptr<rt::Array>>
   run(const NodeRef &N, std::shared_ptr<rt::Array> Into = nullptr) {
     Memo M;
+    // An expression with an error may be deeper than the walks below take.
+    if (N && !N->Error.empty())
+      return failure(N->Error);
     if (Into && reads(*N, *Into))
       Into = nullptr;
     return run(N, M, std::move(Into));
@@ -194,6 +209,8 @@ public:
   std::unique_ptr<rt::Engine> Eng;
   std::unique_ptr<Backend> B;
   bool Verbose = false;
+  /// Checked mode: division faults are errors (Checks.cpp).
+  bool Checks = false;
   std::string DumpDir;
   std::atomic<uint64_t> Built{0}, Hits{0}, Launches{0};
 
@@ -347,7 +364,7 @@ static bool functionsLoop(const llvm::Module &M, const KernelGen &G) {
 
 llvm::Expected<std::shared_ptr<const Kernel>>
 RuntimeImpl::kernelFor(const Node &Root) {
-  std::vector<uint64_t> Key{uint64_t(B->kind())};
+  std::vector<uint64_t> Key{uint64_t(B->kind()) | uint64_t(Checks) << 8};
   structuralKey(Root, Key);
   std::lock_guard<std::mutex> Lock(CacheLock);
   auto It = Cache.find(Key);
@@ -361,7 +378,7 @@ RuntimeImpl::kernelFor(const Node &Root) {
   auto Start = std::chrono::steady_clock::now();
   std::string Name = fmt::format("llq_{}_{:016x}", Root.Skel->name(),
                                  uint64_t(KeyHash()(Key)));
-  KernelGen G(Root, Name, *B);
+  KernelGen G(Root, Name, *B, Checks);
   auto Ctx = std::make_unique<llvm::LLVMContext>();
   auto M = Root.Skel->generate(G, *Ctx);
   if (!M)
@@ -369,12 +386,15 @@ RuntimeImpl::kernelFor(const Node &Root) {
         failure(fmt::format("{}: the {} skeleton did not instantiate:",
                             Root.Name, Root.Skel->name())),
         M.takeError());
+  if (Checks)
+    addDivisionChecks(**M, G);
   if (llvm::Error E = dump(**M, Name, G))
     return std::move(E);
   auto K = std::make_shared<Kernel>();
   K->Name = Name;
   K->Slots = G.slots();
   K->Loops = functionsLoop(**M, G);
+  K->FnHashes = G.functionHashes();
   std::string How;
   if (llvm::Error E = B->compile(std::move(*M), std::move(Ctx), G, *K, How))
     return std::move(E);
@@ -465,11 +485,13 @@ llvm::Expected<std::string> RuntimeImpl::kernelCode(const NodeRef &N,
   auto Root = rootOf(N);
   if (!Root)
     return Root.takeError();
-  KernelGen G(**Root, "kernel", *B);
+  KernelGen G(**Root, "kernel", *B, Checks);
   llvm::LLVMContext Ctx;
   auto M = (*Root)->Skel->generate(G, Ctx);
   if (!M)
     return M.takeError();
+  if (Checks)
+    addDivisionChecks(**M, G);
   if (B->kind() == BackendKind::GPU) {
     bool FromDisk = false;
     if (PTX)

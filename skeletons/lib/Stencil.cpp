@@ -12,8 +12,10 @@
 //   mirror    -1 reads 1, e reads e-2 (the edge is not repeated);
 //   wrap      c reads c mod e;
 //   constant  any neighbour outside reads the constant.
-// Mirror and wrap of an extent smaller than r are clamped after the
-// reflection, so no read is ever outside the array.
+// Mirror reflects at the top edge what reflecting at the bottom left past
+// it; the coordinate mirror and wrap give is then clamped, which changes it
+// only for an extent of at most r, so no read is ever outside the array
+// (docs/Skeletons.md has the table).
 //
 //===----------------------------------------------------------------------===//
 

@@ -4,7 +4,8 @@
 // i64 and double from the input's bytes, generate, map, zipWith, reverse,
 // transpose, backpermute, transform, slice, replicate, reshape, enumFromN,
 // fold, foldAll, fold1,
-// foldSeg, the four scans, permute with atomicrmw and with a cmpxchg loop,
+// foldSeg, the four scans, permute into ranks 1 to 3 with atomicrmw and
+// with a cmpxchg loop,
 // and stencils with every boundary), runs the array on top of the stack on
 // the CPU backend (all cores, chunked, atomics) and on the sequential
 // backend, and requires the same outcome: equal shapes and elements, or an
@@ -119,7 +120,8 @@ Fn mapI(unsigned K) {
   default:
     return LLQ_FN("i64 (i64 %x)", R"(
       %r = i64 %x
-      if %neg = icmp slt i64 %x, 0 {
+      %neg = icmp slt i64 %x, 0
+      if %neg {
         %r = sub i64 0, %x
       })");
   }
@@ -153,6 +155,37 @@ Fn bin(int64_t Bins) {
   default:
     return LLQ_FN("i64 (i64 %i)", "%r = mul i64 %i, 2");
   }
+}
+/// Projections of a source of rank 1 or 2 into a target of rank 2 or 3;
+/// some targets fall outside (negative or too large) and are dropped.
+Fn projInto(size_t SrcRank, size_t Rank) {
+  if (SrcRank == 1 && Rank == 2)
+    return LLQ_FN("{ i64, i64 } (i64 %i)", R"(
+      %row = sdiv i64 %i, 3
+      %col = srem i64 %i, 3
+      %t = insertvalue { i64, i64 } poison, i64 %row, 0
+      %r = insertvalue { i64, i64 } %t, i64 %col, 1)");
+  if (SrcRank == 1)
+    return LLQ_FN("{ i64, i64, i64 } (i64 %i)", R"(
+      %a = srem i64 %i, 2
+      %q = sdiv i64 %i, 2
+      %b = srem i64 %q, 2
+      %c = sub i64 %q, 1
+      %t = insertvalue { i64, i64, i64 } poison, i64 %a, 0
+      %u = insertvalue { i64, i64, i64 } %t, i64 %b, 1
+      %r = insertvalue { i64, i64, i64 } %u, i64 %c, 2)");
+  if (Rank == 2)
+    return LLQ_FN("{ i64, i64 } (i64 %i, i64 %j)", R"(
+      %s = add i64 %i, %j
+      %row = srem i64 %s, 3
+      %col = sub i64 %j, 1
+      %t = insertvalue { i64, i64 } poison, i64 %row, 0
+      %r = insertvalue { i64, i64 } %t, i64 %col, 1)");
+  return LLQ_FN("{ i64, i64, i64 } (i64 %i, i64 %j)", R"(
+      %a = srem i64 %j, 2
+      %t = insertvalue { i64, i64, i64 } poison, i64 %i, 0
+      %u = insertvalue { i64, i64, i64 } %t, i64 %a, 1
+      %r = insertvalue { i64, i64, i64 } %u, i64 %j, 2)");
 }
 Fn shift() { return LLQ_FN("i64 (i64 %i)", "%r = add i64 %i, 1"); }
 Fn swapIx() {
@@ -199,7 +232,7 @@ Boundary boundary(FuzzedDataProvider &In, bool Float) {
 
 /// One operation on the stack; false when it does not fit (it is skipped).
 bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
-  unsigned Op = In.ConsumeIntegralInRange<unsigned>(0, 23);
+  unsigned Op = In.ConsumeIntegralInRange<unsigned>(0, 24);
   auto Top = [&]() -> Val & { return S.back(); };
   bool HaveTop = !S.empty();
   bool IntTop = HaveTop && !Top().Float;
@@ -394,6 +427,23 @@ bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
     Top().Sh = Sh;
     return true;
   }
+  case 23: {
+    // Into a target of rank 2 or 3: the target's linear position is
+    // computed from the projected multi-index. Integers take every way of
+    // combining (atomicrmw, a cmpxchg loop, per-thread copies); doubles
+    // take maxnum, which is exact in any order.
+    if (!HaveTop || Rank > 2)
+      return false;
+    size_t TRank = In.ConsumeBool() ? 2 : 3;
+    Extents TSh;
+    for (size_t D = 0; D < TRank; ++D)
+      TSh.push_back(In.ConsumeIntegralInRange<int64_t>(0, 4));
+    Fn Combine = Top().Float ? maxF() : In.ConsumeBool() ? addI() : addCasI();
+    Scalar Init = Top().Float ? Scalar(-2.5) : Scalar(int64_t(10));
+    Top().A = permute(Combine, fill(TSh, Init), projInto(Rank, TRank), Top().A);
+    Top().Sh = TSh;
+    return true;
+  }
   default:
     if (!HaveTop)
       return false;
@@ -433,6 +483,24 @@ bool sameDouble(double A, double B) {
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   // Kernels stay in memory: the disk cache is not what is fuzzed here.
   setenv("LLQ_CACHE", "0", 1);
+  // A function with a mistake would make every program that uses it an
+  // error on both backends, and so test nothing: refuse to start.
+  std::vector<Fn> All = {addI(),    addSlowI(), addCasI(),  subI(),
+                         mulI(),    maxF(),     addF(),     mapI(0),
+                         mapI(1),   mapI(2),    mapF(0),    mapF(1),
+                         toFloat(), gen(1),     gen(2),     gen(3),
+                         bin(1),    bin(2),     bin(3),     bin(4),
+                         shift(),   swapIx(),   stencil3I(), stencil3F(),
+                         stencil9I()};
+  for (size_t Src = 1; Src <= 2; ++Src)
+    for (size_t Rank = 2; Rank <= 3; ++Rank)
+      All.push_back(projInto(Src, Rank));
+  for (const Fn &F : All)
+    if (!F.ok()) {
+      fprintf(stderr, "fuzz.arrays: a function of the fuzzer does not read: %s\n",
+              F.error().c_str());
+      abort();
+    }
   return 0;
 }
 

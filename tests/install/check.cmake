@@ -23,8 +23,13 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIAB
 if(rc)
   message(FATAL_ERROR "building the consumer failed")
 endif()
-execute_process(COMMAND ${WORK_DIR}/build/consumer RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "the consumer failed: ${rc}")
-endif()
+foreach(program consumer arrays)
+  # The array program compiles kernels: keep its disk cache in the scratch
+  # directory, not the user's.
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env LLQ_CACHE_DIR=${WORK_DIR}/cache
+                          ${WORK_DIR}/build/${program} RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "the installed package's ${program} program failed: ${rc}")
+  endif()
+endforeach()
 message(STATUS "find_package(llquote) works from an installed prefix")

@@ -55,6 +55,14 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// The deepest expression run() takes: operations on the longest path from
+/// the result to an array given by the program. An operation applied to a
+/// deeper expression keeps an error, which run() reports as an ArrayError;
+/// run() a part of it first and use the result. Expressions of any depth are
+/// built and destroyed without recursion; it is compiling them that walks
+/// the tree.
+constexpr unsigned MaxExpressionDepth = 2048;
+
 namespace detail {
 struct FnImpl;
 struct Node;
@@ -399,7 +407,9 @@ enum class BackendKind : uint8_t {
 
 struct RuntimeOptions {
   BackendKind Backend = BackendKind::CPU;
-  /// Threads for the CPU backend; 0: LLQ_NUM_THREADS, else every core.
+  /// Threads for the CPU backend, 1 to 1024 (rt::MaxNumThreads; more is an
+  /// ArrayError from the Runtime's constructor); 0: LLQ_NUM_THREADS, else
+  /// every core.
   unsigned Threads = 0;
   /// A line per kernel to stderr; unset: LLQ_VERBOSE.
   std::optional<bool> Verbose;
@@ -419,6 +429,13 @@ struct RuntimeOptions {
   /// The root of that disk cache; unset: LLQ_CACHE_DIR, else
   /// $XDG_CACHE_HOME/llquote, else $HOME/.cache/llquote.
   std::optional<std::string> CacheDir;
+  /// Checked mode: an integer division by zero, or a signed division of
+  /// the least value by -1, in a scalar function becomes an ArrayError that
+  /// names the operation and the function's C++ line, where it is otherwise
+  /// undefined (on x86 the process dies of SIGFPE). Index functions that
+  /// leave their source are errors in either mode. Unset: LLQ_CHECKS (1 or
+  /// on), else off. docs/Skeletons.md says what the checks cost.
+  std::optional<bool> Checks;
   /// For BackendKind::GPU: compile only, with no device or driver needed.
   /// kernelIR() and kernelPTX() work; run() fails.
   bool CompileOnly = false;

@@ -59,6 +59,13 @@ enum class Op : uint8_t {
 };
 
 struct Node {
+  Node() = default;
+  Node(const Node &) = delete;
+  Node &operator=(const Node &) = delete;
+  /// Releases the tree below without recursion: a chain of a hundred
+  /// thousand operations is destroyed in constant stack.
+  ~Node();
+
   Op K = Op::Use;
   /// The operation's name for messages ("zipWith").
   const char *Name = "use";
@@ -87,6 +94,10 @@ struct Node {
   std::vector<ElemType> OutTypes;
   std::vector<Shape> OutShapes;
   std::string Error;
+  /// Operations on the longest path from here to a leaf, this one included
+  /// (a manifest array is 1); at most MaxExpressionDepth + 1, where Error
+  /// says that the expression is too deep.
+  unsigned Depth = 1;
 
   bool isProducer() const { return K != Op::Consumer && K != Op::Select; }
 };

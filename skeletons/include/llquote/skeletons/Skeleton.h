@@ -93,7 +93,10 @@ public:
 /// Writes a kernel module for one consumer: names, slots, element code.
 class KernelGen {
 public:
-  KernelGen(const Node &Root, std::string Name, const Backend &B);
+  /// With Checks, the kernel is built for checked mode: every phase takes
+  /// the fault word (faultParam()), for addDivisionChecks.
+  KernelGen(const Node &Root, std::string Name, const Backend &B,
+            bool Checks = false);
 
   const Node &root() const { return Root; }
   const std::string &name() const { return Name; }
@@ -122,6 +125,10 @@ public:
   /// fault there, atomically, and goes on without the bad access; the
   /// launch then fails with a message that names the node.
   std::string fault();
+  /// In checked mode, the name of the phases' fault parameter ("s0", no
+  /// '%'); otherwise empty.
+  const std::string &faultParam() const { return FaultParam; }
+  bool checks() const { return !FaultParam.empty(); }
   /// Code that builds constant C of N; returns its operand.
   std::string constant(const Node &N, unsigned C, std::string &Code);
 
@@ -159,6 +166,8 @@ public:
               const std::vector<std::string> &Phases, llvm::LLVMContext &Ctx);
 
   const std::vector<SlotSpec> &slots() const { return Slots; }
+  /// The text hash (FnImpl::Hash) of each scalar function, by index.
+  std::vector<uint64_t> functionHashes() const;
   const std::vector<std::string> &phases() const { return Phases; }
   /// The scalar functions the kernel calls, functionName(0) to
   /// functionName(N-1) in its module.
@@ -178,7 +187,20 @@ private:
   std::map<SlotSpec, unsigned> SlotIx;
   std::vector<const FnImpl *> Fns;
   std::vector<std::string> Phases;
+  std::string FaultParam;
 };
+
+/// Fault word codes from 2^40 up are checked-mode faults: DivisionFault +
+/// 2 * I is an integer division by zero in scalar function I of the
+/// kernel, and + 1 a signed division overflow (the least value by -1).
+/// Codes below are the preorder numbers of the nodes at fault.
+constexpr int64_t DivisionFault = int64_t(1) << 40;
+
+/// Checked mode (RuntimeOptions::Checks): guards every integer division
+/// and remainder in the scalar functions of M, which G wrote in checked
+/// mode, so that a divisor that would trap stores a DivisionFault code
+/// instead (Checks.cpp).
+void addDivisionChecks(llvm::Module &M, const KernelGen &G);
 
 struct Kernel {
   std::string Name;
@@ -192,6 +214,9 @@ struct Kernel {
   /// an element may then cost far more than a load and a store, and ranges
   /// are cut finer (Launch::grain).
   bool Loops = false;
+  /// KernelGen::functionHashes(): a DivisionFault names the function of
+  /// the launch's tree with that text.
+  std::vector<uint64_t> FnHashes;
   size_t numPhases() const { return std::max(Phases.size(), Device.size()); }
 };
 
