@@ -8,6 +8,8 @@
 //     printing and hashing the module and a lookup;
 //   - disk hit: a fresh engine whose disk cache holds the object, so the
 //     request costs the key, reading and checking the entry, and linking;
+//   - cold, writing its entry synced and not synced: what durability
+//     costs (the entry is fsync'ed, renamed, and the directory fsync'ed);
 //   - skeleton call, memory hit: what a skeleton pays on every call to get
 //     its key, instantiating its template (the same kernel, written with
 //     `$type:elt`) and then the memory hit and the lookup.
@@ -124,6 +126,38 @@ void BM_Compile_Cold(benchmark::State &State) {
   }
 }
 
+/// A cold compile that writes its disk entry, synced (Sync) or not: what
+/// durability costs.
+void compileColdWriting(benchmark::State &State, bool Sync) {
+  for (auto _ : State) {
+    State.PauseTiming();
+    llvm::SmallString<128> Dir;
+    if (llvm::sys::fs::createUniqueDirectory("llq-engine-bench", Dir)) {
+      State.SkipWithError("cannot create a temporary directory");
+      return;
+    }
+    EngineOptions O;
+    O.DiskCache = true;
+    O.CacheDir = std::string(Dir);
+    O.CacheSync = Sync;
+    O.Verbose = false;
+    std::unique_ptr<Engine> E = Check(Engine::create(O));
+    llvm::orc::ThreadSafeModule TSM = parseMap();
+    State.ResumeTiming();
+    addAndLink(*E, std::move(TSM), KernelOrigin::Compiled, State);
+    State.PauseTiming();
+    E.reset();
+    llvm::sys::fs::remove_directories(Dir);
+    State.ResumeTiming();
+  }
+}
+void BM_Compile_ColdSynced(benchmark::State &State) {
+  compileColdWriting(State, true);
+}
+void BM_Compile_ColdNoSync(benchmark::State &State) {
+  compileColdWriting(State, false);
+}
+
 void BM_Compile_MemoryHit(benchmark::State &State) {
   std::unique_ptr<Engine> E = makeEngine("");
   Check(E->addModule(parseMap()));
@@ -171,6 +205,10 @@ int main(int argc, char **argv) {
         benchmark::RegisterBenchmark("BM_Compile_MemoryHit",
                                      BM_Compile_MemoryHit),
         benchmark::RegisterBenchmark("BM_Compile_DiskHit", BM_Compile_DiskHit),
+        benchmark::RegisterBenchmark("BM_Compile_ColdSynced",
+                                     BM_Compile_ColdSynced),
+        benchmark::RegisterBenchmark("BM_Compile_ColdNoSync",
+                                     BM_Compile_ColdNoSync),
         benchmark::RegisterBenchmark("BM_Skeleton_MemoryHit",
                                      BM_Skeleton_MemoryHit)})
     B->UseRealTime()->Unit(benchmark::kMicrosecond);
@@ -181,7 +219,7 @@ int main(int argc, char **argv) {
   if (benchmark::ReportUnrecognizedArguments(NArgs, Args.data()))
     return 1;
   llq::bench::RatioReporter Reporter(
-      "Ratios (same run; how many times faster than a cold compile):", 58, 10, 1,
+      "Ratios (same run; how many times faster than a cold compile):", 58, 10, 2,
       [](llq::bench::RatioReporter &R) {
         R.ratio("cold / memory-cache hit (module in hand)", "BM_Compile_Cold",
                 "BM_Compile_MemoryHit");
@@ -190,6 +228,10 @@ int main(int argc, char **argv) {
         R.ratio("cold / disk-cache hit", "BM_Compile_Cold", "BM_Compile_DiskHit");
         R.ratio("skeleton call / memory-cache hit (module in hand)",
                 "BM_Skeleton_MemoryHit", "BM_Compile_MemoryHit");
+        R.ratio("cold, entry written and synced / cold, no disk cache",
+                "BM_Compile_ColdSynced", "BM_Compile_Cold");
+        R.ratio("cold, entry synced / cold, entry written without sync",
+                "BM_Compile_ColdSynced", "BM_Compile_ColdNoSync");
       });
   benchmark::RunSpecifiedBenchmarks(&Reporter);
   benchmark::Shutdown();

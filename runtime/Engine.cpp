@@ -299,6 +299,36 @@ llvm::Expected<bool> parseSwitch(StringRef Variable, StringRef Text) {
                                "': expected 1, on, 0 or off");
 }
 
+llvm::Expected<uint64_t> parseSize(StringRef Variable, StringRef Text) {
+  StringRef Digits = Text;
+  uint64_t Unit = 1;
+  if (!Digits.empty()) {
+    switch (toLower(Digits.back())) {
+    case 'k':
+      Unit = uint64_t(1) << 10;
+      break;
+    case 'm':
+      Unit = uint64_t(1) << 20;
+      break;
+    case 'g':
+      Unit = uint64_t(1) << 30;
+      break;
+    }
+    if (Unit != 1)
+      Digits = Digits.drop_back();
+  }
+  uint64_t Value = 0;
+  bool Digital = !Digits.empty() && llvm::all_of(Digits, isDigit);
+  if (!Digital || Digits.getAsInteger(10, Value) ||
+      Value > UINT64_MAX / Unit)
+    return createStringError(inconvertibleErrorCode(),
+                             Variable + "='" + Text +
+                                 "': expected a size in bytes, such as "
+                                 "500M or 2G (K, M, G: powers of 1024), or "
+                                 "0 for no bound");
+  return Value * Unit;
+}
+
 namespace {
 
 /// An environment variable; empty counts as unset, so that `VAR= program`
@@ -317,7 +347,11 @@ struct Settings {
   unsigned OptLevel = 3;
   bool Verbose = false;
   std::string CacheRoot; ///< Empty: no disk cache.
+  detail::DiskLimits Limits;
 };
+
+/// The default bound of a disk cache directory: a few thousand kernels.
+constexpr uint64_t DefaultCacheMaxSize = uint64_t(256) << 20;
 
 llvm::Expected<std::string> cacheRoot(const EngineOptions &Options) {
   std::optional<std::string> Root = Options.CacheDir;
@@ -395,6 +429,20 @@ llvm::Expected<Settings> resolveSettings(const EngineOptions &Options) {
       return Root.takeError();
     S.CacheRoot = std::move(*Root);
   }
+  if (Options.CacheMaxSize) {
+    S.Limits.MaxSize = *Options.CacheMaxSize;
+  } else if (std::optional<std::string> Env = getEnv("LLQ_CACHE_MAX_SIZE")) {
+    llvm::Expected<uint64_t> Size = parseSize("LLQ_CACHE_MAX_SIZE", *Env);
+    if (!Size)
+      return Size.takeError();
+    S.Limits.MaxSize = *Size;
+  } else {
+    S.Limits.MaxSize = DefaultCacheMaxSize;
+  }
+  llvm::Expected<bool> Sync = switchFrom(Options.CacheSync, "LLQ_CACHE_SYNC", true);
+  if (!Sync)
+    return Sync.takeError();
+  S.Limits.Sync = *Sync;
   return S;
 }
 
@@ -739,7 +787,7 @@ Error Engine::initialize(const EngineOptions &Options) {
     Disk = std::make_unique<detail::DiskObjectCache>(
         detail::cacheDirectory(S->CacheRoot, LLVM_VERSION_STRING, TripleName,
                                CPUName),
-        *Log);
+        *Log, ".o", S->Limits);
   return Error::success();
 }
 
@@ -932,6 +980,7 @@ EngineCounters Engine::counters() const {
   C.MemoryHits = MemoryHits.load();
   C.DiskHits = DiskHits.load();
   C.DiskRejects = Disk ? Disk->rejects() : 0;
+  C.DiskEvictions = Disk ? Disk->evictions() : 0;
   return C;
 }
 
@@ -962,7 +1011,7 @@ KernelFiles::open(const EngineOptions &Options, StringRef Triple,
   I->Log = std::make_unique<detail::VerboseLog>(S->Verbose, Options.Log);
   I->Disk = std::make_unique<detail::DiskObjectCache>(
       detail::cacheDirectory(S->CacheRoot, LLVM_VERSION_STRING, Triple, CPU),
-      *I->Log, ("." + Extension).str());
+      *I->Log, ("." + Extension).str(), S->Limits);
   return std::unique_ptr<KernelFiles>(new KernelFiles(std::move(I)));
 }
 

@@ -19,7 +19,13 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
 
 using namespace llvm;
 
@@ -189,6 +195,10 @@ std::unique_ptr<MemoryBuffer> DiskObjectCache::load(const KernelKey &Key) {
     sys::fs::remove(Path);
     return nullptr;
   }
+  // A hit is a use: the entry's time is its place in the eviction order.
+  // It may have been removed since it was read; then there is nothing to
+  // touch.
+  ::utimensat(AT_FDCWD, Path.c_str(), nullptr, 0);
   // A copy of the bytes that were checksummed, named by the key.
   return MemoryBuffer::getMemBufferCopy(*Object, Hex);
 }
@@ -210,8 +220,10 @@ void DiskObjectCache::save(const KernelKey &Key, StringRef Bytes) {
   if (WritesOff.load())
     return;
   Error Err = store(Key, Bytes);
-  if (!Err)
+  if (!Err) {
+    noteWritten(Bytes.size() + 48);
     return;
+  }
   // Only the first failure is told: the ones after it are not tried.
   if (!WritesOff.exchange(true))
     Log.line("disk cache write to " + Dir + " failed: " +
@@ -242,7 +254,95 @@ Error DiskObjectCache::store(const KernelKey &Key, StringRef Object) {
     return joinErrors(createStringError(EC, "cannot write " + Temp->TmpName),
                       Temp->discard());
   }
-  return Temp->keep(entryPath(Hex));
+  // The bytes reach the disk before the name does: after a crash the entry
+  // is the whole new file or not there, never a name over missing data.
+  if (Limits.Sync && ::fsync(Temp->FD) != 0) {
+    std::error_code EC(errno, std::generic_category());
+    return joinErrors(createStringError(EC, "cannot sync " + Temp->TmpName),
+                      Temp->discard());
+  }
+  if (Error Err = Temp->keep(entryPath(Hex)))
+    return Err;
+  if (Limits.Sync) {
+    // And the rename itself: the directory's entry.
+    int DirFD = ::open(Dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (DirFD >= 0) {
+      ::fsync(DirFD);
+      ::close(DirFD);
+    }
+  }
+  return Error::success();
+}
+
+void DiskObjectCache::noteWritten(uint64_t Bytes) {
+  if (!Limits.MaxSize)
+    return;
+  std::lock_guard<std::mutex> Lock(TrimMutex);
+  SinceScan += Bytes;
+  if (Scanned && SinceScan < Limits.MaxSize / 32 &&
+      LastTotal + SinceScan <= Limits.MaxSize / 10 * 9)
+    return;
+  trimLocked();
+}
+
+uint64_t DiskObjectCache::trim() {
+  std::lock_guard<std::mutex> Lock(TrimMutex);
+  return trimLocked();
+}
+
+uint64_t DiskObjectCache::trimLocked() {
+  struct File {
+    std::chrono::system_clock::time_point Used;
+    uint64_t Size;
+    std::string Path;
+  };
+  std::vector<File> Entries;
+  uint64_t Total = 0;
+  auto Now = std::chrono::system_clock::now();
+  std::error_code EC;
+  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    llvm::ErrorOr<sys::fs::basic_file_status> St = It->status();
+    if (!St || St->type() != sys::fs::file_type::regular_file)
+      continue;
+    StringRef Name = sys::path::filename(It->path());
+    auto Modified = St->getLastModificationTime();
+    if (Name.ends_with(".tmp")) {
+      // A writer at work, or one that died an hour ago or more.
+      if (Now - Modified > std::chrono::hours(1) &&
+          !sys::fs::remove(It->path()))
+        continue;
+      Total += St->getSize();
+      continue;
+    }
+    Total += St->getSize();
+    Entries.push_back({Modified, St->getSize(), It->path()});
+  }
+  Scanned = true;
+  SinceScan = 0;
+  LastTotal = Total;
+  if (!Limits.MaxSize || Total <= Limits.MaxSize / 10 * 9)
+    return Total;
+  std::sort(Entries.begin(), Entries.end(),
+            [](const File &A, const File &B) { return A.Used < B.Used; });
+  uint64_t Target = Limits.MaxSize / 4 * 3, Removed = 0, Count = 0;
+  for (const File &F : Entries) {
+    if (Total <= Target)
+      break;
+    // Gone already (another process cleaned it) counts as removed.
+    std::error_code Gone = sys::fs::remove(F.Path);
+    if (Gone && Gone != std::errc::no_such_file_or_directory)
+      continue;
+    Total -= F.Size;
+    Removed += F.Size;
+    ++Count;
+  }
+  Evictions += Count;
+  LastTotal = Total;
+  Log.line("disk cache " + Dir + ": removed " + Twine(Count) +
+           " least recently used entries (" + Twine(Removed) +
+           " bytes) to stay under " + Twine(Limits.MaxSize) + " bytes");
+  return Total;
 }
 
 } // namespace llq::rt::detail

@@ -24,10 +24,22 @@
 //
 // A file is trusted only if all of these match and its size is exactly
 // header + object; otherwise it is deleted and the kernel rebuilt. Entries
-// are written to a unique temporary file in the same directory and renamed
-// over the entry, so a reader sees a whole old file or a whole new one, and
-// two processes writing one entry both succeed (the last rename wins; both
-// wrote the same kernel).
+// are written to a unique temporary file in the same directory, synced,
+// renamed over the entry, and the directory synced: a reader sees a whole
+// old file or a whole new one, two processes writing one entry both succeed
+// (the last rename wins; both wrote the same kernel), and after a crash or
+// a power loss an entry is whole or absent.
+//
+// The directory is bounded (DiskLimits::MaxSize). An entry's modification
+// time is its last use: a hit touches it. A writer rescans the directory
+// whenever its own writes since its last scan reach 1/32 of the bound, or
+// the last scan plus them pass 9/10 of it; a scan that finds more than 9/10
+// of the bound removes the least recently used entries down to 3/4 of it.
+// So several processes may write and clean one directory at once: removing
+// a file another process is reading leaves that reader its open file, and a
+// removal that loses a race to another's costs nothing. Temporary files
+// younger than an hour belong to a writer at work and are left alone; older
+// ones are a crashed writer's, and removed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -105,14 +117,24 @@ private:
   std::mutex Mutex;
 };
 
+/// How a disk cache directory is kept.
+struct DiskLimits {
+  /// The bound on the bytes of the directory's files; 0: none.
+  uint64_t MaxSize = 0;
+  /// Whether entries are synced to the disk before they are renamed into
+  /// place (and the directory after).
+  bool Sync = true;
+};
+
 /// An llvm::ObjectCache over one directory. A module's identifier must be
 /// its key in hex (toHex) when it is passed here.
 class DiskObjectCache : public llvm::ObjectCache {
 public:
   /// Entries are <Dir>/<key-hex><Extension>.
   DiskObjectCache(std::string Dir, VerboseLog &Log,
-                  std::string Extension = ".o")
-      : Dir(std::move(Dir)), Extension(std::move(Extension)), Log(Log) {}
+                  std::string Extension = ".o", DiskLimits Limits = {})
+      : Dir(std::move(Dir)), Extension(std::move(Extension)), Log(Log),
+        Limits(Limits) {}
 
   /// Stores Obj atomically. A failure to write (an unwritable or full disk,
   /// a file where the directory should be) costs only later compiles: it
@@ -135,17 +157,33 @@ public:
   const std::string &directory() const { return Dir; }
   std::string entryPath(llvm::StringRef KeyHex) const;
   uint64_t rejects() const { return Rejects.load(); }
+  /// Entries this cache removed to keep the directory under its bound.
+  uint64_t evictions() const { return Evictions.load(); }
+  const DiskLimits &limits() const { return Limits; }
+  /// Scans the directory now and, if it holds more than 9/10 of the bound,
+  /// removes the least recently used entries down to 3/4 of it; returns
+  /// the bytes left. No bound: only scans.
+  uint64_t trim();
   /// Whether a write has failed, so that no more are tried.
   bool writesOff() const { return WritesOff.load(); }
 
 private:
   llvm::Error store(const KernelKey &Key, llvm::StringRef Object);
+  /// Counts Bytes written and trims when the rule above says so.
+  void noteWritten(uint64_t Bytes);
+  uint64_t trimLocked();
 
   std::string Dir;
   std::string Extension;
   VerboseLog &Log;
+  DiskLimits Limits;
   std::atomic<uint64_t> Rejects{0};
+  std::atomic<uint64_t> Evictions{0};
   std::atomic<bool> WritesOff{false};
+  /// The bytes the last scan found, and those written since.
+  std::mutex TrimMutex;
+  bool Scanned = false;
+  uint64_t LastTotal = 0, SinceScan = 0;
 };
 
 } // namespace llq::rt::detail

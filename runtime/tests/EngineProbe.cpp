@@ -11,6 +11,15 @@
 // loaded what an earlier process left on disk. Exits 0 only if the kernel
 // computed the right values.
 //
+// `llquote_engine_probe fill FIRST COUNT` instead compiles COUNT distinct
+// kernels, y = K * x - 2 for K = FIRST .. FIRST + COUNT - 1, runs each, and
+// prints
+//
+//   fill compiles=N disk_hits=N disk_rejects=N disk_evictions=N result=ok
+//
+// for the tests of the disk cache's bound, where processes fill one
+// directory at once.
+//
 //===----------------------------------------------------------------------===//
 
 #include "llquote/runtime/Engine.h"
@@ -21,6 +30,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 using namespace llq::rt;
@@ -64,9 +75,58 @@ const char *originName(KernelOrigin Origin) {
   return "?";
 }
 
+/// KernelIR with the multiplier K and the name probe_K.
+std::string kernelFor(int64_t K) {
+  std::string IR = KernelIR;
+  auto Replace = [&](const std::string &From, const std::string &To) {
+    size_t At = IR.find(From);
+    IR.replace(At, From.size(), To);
+  };
+  Replace("@probe_kernel", "@probe_" + std::to_string(K));
+  Replace("mul i64 %xv, 3", "mul i64 %xv, " + std::to_string(K));
+  return IR;
+}
+
+int fill(int64_t First, int64_t Count) {
+  llvm::ExitOnError Check("llquote_engine_probe fill: ");
+  std::unique_ptr<Engine> E = Check(Engine::create());
+  const int64_t N = 1000;
+  std::vector<int64_t> X(N), Y(N);
+  for (int64_t I = 0; I < N; ++I)
+    X[I] = I - 17;
+  bool Ok = true;
+  Gang G(1);
+  for (int64_t K = First; K < First + Count; ++K) {
+    auto Ctx = std::make_unique<llvm::LLVMContext>();
+    llvm::SMDiagnostic Diag;
+    std::unique_ptr<llvm::Module> M =
+        llvm::parseAssemblyString(kernelFor(K), Diag, *Ctx);
+    if (!M) {
+      Diag.print("llquote_engine_probe", llvm::errs());
+      return 2;
+    }
+    Check(E->addModule(
+        llvm::orc::ThreadSafeModule(std::move(M), std::move(Ctx))));
+    auto *Kernel = Check(E->lookup<void(int64_t, int64_t, void *)>(
+        "probe_" + std::to_string(K)));
+    void *Args[] = {X.data(), Y.data()};
+    Ok = Ok && G.parallelFor(0, N, Kernel, Args).ok();
+    for (int64_t I = 0; I < N; ++I)
+      Ok = Ok && Y[I] == K * X[I] - 2;
+  }
+  EngineCounters C = E->counters();
+  llvm::outs() << "fill compiles=" << C.Compiles << " disk_hits=" << C.DiskHits
+               << " disk_rejects=" << C.DiskRejects
+               << " disk_evictions=" << C.DiskEvictions
+               << " result=" << (Ok ? "ok" : "wrong") << "\n";
+  return Ok ? 0 : 1;
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  if (argc == 4 && llvm::StringRef(argv[1]) == "fill")
+    return fill(std::atoll(argv[2]), std::atoll(argv[3]));
   llvm::ExitOnError Check("llquote_engine_probe: ");
   auto Ctx = std::make_unique<llvm::LLVMContext>();
   llvm::SMDiagnostic Diag;

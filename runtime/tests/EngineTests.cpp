@@ -31,7 +31,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <sys/resource.h>
+#include "../KernelCache.h"
 #include "AxpbKernel.h"
+#include "llvm/Support/Process.h"
+#include <chrono>
 #include <doctest/doctest.h>
 #include <string>
 #include <thread>
@@ -250,18 +253,21 @@ struct ProbeRun {
   std::string Output;
 };
 
-/// Starts llquote_engine_probe with the given cache directory, its stdout
-/// going to OutPath.
+/// Starts llquote_engine_probe with the given environment and arguments,
+/// its stdout going to OutPath.
 llvm::sys::ProcessInfo startProbe(const std::vector<std::string> &Env,
-                                  StringRef OutPath) {
+                                  StringRef OutPath,
+                                  std::vector<std::string> Args = {}) {
   // The redirection does not truncate: start from no file at all.
   llvm::sys::fs::remove(OutPath);
   std::vector<StringRef> EnvRefs(Env.begin(), Env.end());
+  std::vector<StringRef> ArgRefs{LLQ_ENGINE_PROBE};
+  ArgRefs.insert(ArgRefs.end(), Args.begin(), Args.end());
   std::optional<StringRef> Redirects[] = {std::nullopt, OutPath, std::nullopt};
   std::string Why;
   bool Failed = false;
   llvm::sys::ProcessInfo PI =
-      llvm::sys::ExecuteNoWait(LLQ_ENGINE_PROBE, {LLQ_ENGINE_PROBE}, EnvRefs,
+      llvm::sys::ExecuteNoWait(LLQ_ENGINE_PROBE, ArgRefs, EnvRefs,
                                Redirects, 0, &Why, &Failed);
   REQUIRE_MESSAGE(!Failed, Why);
   return PI;
@@ -271,6 +277,11 @@ ProbeRun finishProbe(const llvm::sys::ProcessInfo &PI, StringRef OutPath) {
   std::string Why;
   llvm::sys::ProcessInfo Done = llvm::sys::Wait(PI, std::nullopt, &Why);
   return {Done.ReturnCode, readFile(OutPath)};
+}
+
+ProbeRun startAndFinish(const std::vector<std::string> &Env, StringRef OutPath,
+                        std::vector<std::string> Args) {
+  return finishProbe(startProbe(Env, OutPath, std::move(Args)), OutPath);
 }
 
 ProbeRun runProbe(StringRef CacheDir, StringRef OutPath) {
@@ -694,6 +705,133 @@ TEST_CASE("processes_racing_on_one_entry_all_succeed_and_leave_it_valid") {
   }
   ProbeRun After = runProbe(Dir.str() + "/cache", Dir.str() + "/after.out");
   CHECK(After.Output.find("origin=disk") != std::string::npos);
+}
+
+TEST_CASE("two_processes_filling_a_bounded_disk_cache_keep_it_bounded_and_valid") {
+  TempDir Dir;
+  const uint64_t Limit = 64 * 1024;
+  auto Env = childEnvironment({"LLQ_CACHE_DIR=" + Dir.str() + "/cache",
+                               "LLQ_CACHE_MAX_SIZE=64K"});
+  // 300 kernels of a few kilobytes each, 100 of them written by both.
+  std::vector<std::string> Outs = {Dir.str() + "/fill0.out",
+                                   Dir.str() + "/fill1.out"};
+  std::vector<llvm::sys::ProcessInfo> Running = {
+      startProbe(Env, Outs[0], {"fill", "0", "200"}),
+      startProbe(Env, Outs[1], {"fill", "100", "200"})};
+  uint64_t Evictions = 0;
+  for (int P = 0; P < 2; ++P) {
+    ProbeRun R = finishProbe(Running[P], Outs[P]);
+    CHECK(R.ExitCode == 0);
+    CHECK(R.Output.find("result=ok") != std::string::npos);
+    CHECK(R.Output.find("disk_rejects=0") != std::string::npos);
+    size_t At = R.Output.find("disk_evictions=");
+    REQUIRE(At != std::string::npos);
+    Evictions += std::stoull(R.Output.substr(At + 15));
+  }
+  CHECK(Evictions > 0);
+  // What is left: within the bound, and every entry whole and for its key.
+  std::string CacheDir;
+  {
+    EngineOptions O;
+    O.CacheDir = Dir.str() + "/cache";
+    CacheDir = require(Engine::create(O))->diskCacheDir();
+  }
+  uint64_t Total = 0;
+  std::vector<std::string> Entries = filesEndingWith(CacheDir, ".o");
+  CHECK(Entries.size() > 4);
+  for (const std::string &Path : Entries) {
+    std::string Bytes = readFile(Path);
+    Total += Bytes.size();
+    std::optional<detail::KernelKey> Key =
+        detail::keyFromHex(llvm::sys::path::stem(Path));
+    REQUIRE(Key);
+    llvm::Expected<StringRef> Object = detail::decodeEntry(Bytes, *Key);
+    CHECK_MESSAGE(bool(Object), Path);
+    if (!Object)
+      llvm::consumeError(Object.takeError());
+  }
+  CHECK(Total <= Limit);
+  CHECK(filesEndingWith(CacheDir, ".tmp").empty());
+  // A process after them loads what is left and compiles what went.
+  ProbeRun After = startAndFinish(Env, Dir.str() + "/after.out",
+                                  {"fill", "0", "300"});
+  CHECK(After.ExitCode == 0);
+  CHECK(After.Output.find("result=ok") != std::string::npos);
+}
+
+TEST_CASE("the_disk_cache_bound_and_sync_are_read_from_options_and_variables") {
+  CHECK(require(parseSize("LLQ_CACHE_MAX_SIZE", "0")) == 0);
+  CHECK(require(parseSize("LLQ_CACHE_MAX_SIZE", "4096")) == 4096);
+  CHECK(require(parseSize("LLQ_CACHE_MAX_SIZE", "500M")) == 500ull << 20);
+  CHECK(require(parseSize("LLQ_CACHE_MAX_SIZE", "2g")) == 2ull << 30);
+  for (const char *Bad : {"", "M", "-1", "1.5G", "12T", "99999999999999999999",
+                          "17179869184G"}) {
+    llvm::Expected<uint64_t> S = parseSize("LLQ_CACHE_MAX_SIZE", Bad);
+    REQUIRE_FALSE(bool(S));
+    CHECK(llvm::toString(S.takeError()).find("expected a size in bytes") !=
+          std::string::npos);
+  }
+  // A bad variable stops the engine, as the other variables do.
+  setenv("LLQ_CACHE_MAX_SIZE", "lots", 1);
+  llvm::Expected<std::unique_ptr<Engine>> E = Engine::create();
+  unsetenv("LLQ_CACHE_MAX_SIZE");
+  REQUIRE_FALSE(bool(E));
+  CHECK(llvm::toString(E.takeError()).find("LLQ_CACHE_MAX_SIZE='lots'") !=
+        std::string::npos);
+  setenv("LLQ_CACHE_SYNC", "maybe", 1);
+  E = Engine::create();
+  unsetenv("LLQ_CACHE_SYNC");
+  REQUIRE_FALSE(bool(E));
+  llvm::consumeError(E.takeError());
+}
+
+TEST_CASE("a_stale_temporary_is_removed_a_fresh_one_kept_and_entries_evicted_oldest_first") {
+  TempDir Dir;
+  detail::VerboseLog Log(false, nullptr);
+  detail::DiskObjectCache Cache(Dir.str(), Log, ".o", {/*MaxSize=*/10000, true});
+  auto Key = [](uint8_t B) {
+    detail::KernelKey K{};
+    K.fill(B);
+    return K;
+  };
+  std::string Object(1000, 'x');
+  // Five entries of about 1 KB, the first used long ago.
+  for (uint8_t B = 1; B <= 5; ++B)
+    Cache.save(Key(B), Object);
+  auto Ago = [](std::chrono::hours H) {
+    return std::chrono::time_point_cast<std::chrono::nanoseconds>(
+        std::chrono::system_clock::now() - H);
+  };
+  auto SetTime = [&](const std::string &Path, std::chrono::hours H) {
+    int FD;
+    REQUIRE(!llvm::sys::fs::openFileForWrite(Path, FD, llvm::sys::fs::CD_OpenExisting));
+    CHECK(!llvm::sys::fs::setLastAccessAndModificationTime(FD, Ago(H), Ago(H)));
+    llvm::sys::Process::SafelyCloseFileDescriptor(FD);
+  };
+  SetTime(Cache.entryPath(detail::toHex(Key(1))), std::chrono::hours(5));
+  SetTime(Cache.entryPath(detail::toHex(Key(2))), std::chrono::hours(4));
+  // A hit is a use: entry 2 is now the newest.
+  CHECK(Cache.load(Key(2)));
+  std::string Stale = Dir.str() + "/dead-12345678.tmp",
+              Fresh = Dir.str() + "/busy-12345678.tmp";
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream(Stale, EC) << "half an entry";
+    llvm::raw_fd_ostream(Fresh, EC) << "being written";
+  }
+  SetTime(Stale, std::chrono::hours(2));
+  // Five more: past 9/10 of the bound, the least recently used go, down
+  // to 3/4 of it.
+  for (uint8_t B = 6; B <= 10; ++B)
+    Cache.save(Key(B), Object);
+  // Trimmed to 3/4 when it passed 9/10; what came after stays below 9/10.
+  CHECK(Cache.trim() <= 9000);
+  CHECK(Cache.evictions() > 0);
+  CHECK_FALSE(llvm::sys::fs::exists(Cache.entryPath(detail::toHex(Key(1)))));
+  CHECK(llvm::sys::fs::exists(Cache.entryPath(detail::toHex(Key(2)))));
+  CHECK(llvm::sys::fs::exists(Cache.entryPath(detail::toHex(Key(10)))));
+  CHECK_FALSE(llvm::sys::fs::exists(Stale));
+  CHECK(llvm::sys::fs::exists(Fresh));
 }
 
 TEST_CASE("a_corrupt_entry_is_detected_deleted_rebuilt_and_never_loaded") {

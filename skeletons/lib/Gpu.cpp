@@ -270,6 +270,7 @@ GpuBackend::create(const RuntimeOptions &O) {
   EO.Verbose = O.Verbose;
   EO.DiskCache = O.DiskCache;
   EO.CacheDir = O.CacheDir;
+  EO.CacheMaxSize = O.CacheMaxSize;
   auto Files = rt::KernelFiles::open(EO, PtxTriple, Want, "ptx");
   if (!Files)
     return Files.takeError();
@@ -520,6 +521,7 @@ llvm::Error GpuBackend::compile(std::unique_ptr<llvm::Module> M,
       return failure(F.message());
     K.Device.push_back(*F);
   }
+  K.FromDisk = FromDisk;
   How = FromDisk ? "PTX for " + Arch + " from the disk cache, loaded by the driver"
                  : "compiled to PTX for " + Arch + " and loaded by the driver";
   return llvm::Error::success();

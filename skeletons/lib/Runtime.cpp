@@ -13,7 +13,9 @@
 #include "Gpu.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llquote/runtime/Engine.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/CFG.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
@@ -25,6 +27,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <list>
+#include <map>
 #include <unordered_map>
 
 using namespace llq;
@@ -45,12 +49,14 @@ public:
         Eng.addModule(llvm::orc::ThreadSafeModule(std::move(M), std::move(Ctx)));
     if (!Added)
       return Added.takeError();
+    K.Owner = ownerOf(Added->Tracker);
     for (const std::string &P : G.phases()) {
       auto F = Eng.lookup<void(int64_t, int64_t, void *)>(K.Name + "." + P);
       if (!F)
         return F.takeError();
       K.Phases.push_back(*F);
     }
+    K.FromDisk = Added->Origin == rt::KernelOrigin::DiskCache;
     How = Added->Origin == rt::KernelOrigin::Compiled ? "compiled"
           : Added->Origin == rt::KernelOrigin::DiskCache
               ? "loaded from the disk cache"
@@ -59,7 +65,31 @@ public:
   }
 
 private:
+  /// The owner of the code under T: one per tracker, shared by every Kernel
+  /// the engine served from it (a memory hit returns the tracker of the
+  /// request that compiled), which removes the tracker, and so frees the
+  /// code, when the last of them is gone.
+  std::shared_ptr<void> ownerOf(const llvm::orc::ResourceTrackerSP &T) {
+    if (!T)
+      return nullptr;
+    std::lock_guard<std::mutex> Lock(OwnersLock);
+    if (std::shared_ptr<void> Live = Owners[T.get()].lock())
+      return Live;
+    std::shared_ptr<void> Owner(T.get(), [this, T](void *) {
+      {
+        std::lock_guard<std::mutex> Lock(OwnersLock);
+        Owners.erase(T.get());
+      }
+      if (llvm::Error E = T->remove())
+        llvm::consumeError(std::move(E));
+    });
+    Owners[T.get()] = Owner;
+    return Owner;
+  }
+
   rt::Engine &Eng;
+  std::mutex OwnersLock;
+  std::map<const llvm::orc::ResourceTracker *, std::weak_ptr<void>> Owners;
 };
 
 class CpuBackend final : public JitBackend {
@@ -167,6 +197,20 @@ public:
     EO.Verbose = O.Verbose;
     EO.DiskCache = O.DiskCache;
     EO.CacheDir = O.CacheDir;
+    EO.CacheMaxSize = O.CacheMaxSize;
+    if (O.MaxKernels) {
+      MaxKernels = *O.MaxKernels;
+    } else if (std::string V = optionOrEnv(std::nullopt, "LLQ_CACHE_MEMORY");
+               !V.empty()) {
+      llvm::StringRef Text(V);
+      unsigned long long N = 0;
+      if (Text.getAsInteger(10, N) || !llvm::all_of(Text, llvm::isDigit))
+        throw ArrayError(fmt::format(
+            "llquote: LLQ_CACHE_MEMORY='{}': expected a number of kernels "
+            "(0 for no bound)",
+            V));
+      MaxKernels = size_t(N);
+    }
     auto E = rt::Engine::create(EO);
     if (!E)
       throw ArrayError("llquote: cannot start the JIT: " +
@@ -211,8 +255,11 @@ public:
   bool Verbose = false;
   /// Checked mode: division faults are errors (Checks.cpp).
   bool Checks = false;
+  /// The bound on Cache's kernels (0: none); see RuntimeOptions.
+  size_t MaxKernels = 1024;
   std::string DumpDir;
-  std::atomic<uint64_t> Built{0}, Hits{0}, Launches{0};
+  std::atomic<uint64_t> Built{0}, Hits{0}, Launches{0}, FromDisk{0},
+      Evicted{0}, Resident{0};
 
 private:
   llvm::Expected<std::shared_ptr<rt::Array>>
@@ -243,10 +290,20 @@ private:
   llvm::Error dump(const llvm::Module &M, const std::string &Name,
                    const KernelGen &G);
 
+  /// Removes least recently used kernels that no run holds until the
+  /// cache is within MaxKernels (or nothing more can go). CacheLock held.
+  void evict();
+
+  using Key = std::vector<uint64_t>;
+  struct Entry {
+    std::shared_ptr<const Kernel> K;
+    /// Its place in Recent.
+    std::list<const Key *>::iterator Use;
+  };
   std::mutex CacheLock;
-  std::unordered_map<std::vector<uint64_t>, std::shared_ptr<const Kernel>,
-                     KeyHash>
-      Cache;
+  std::unordered_map<Key, Entry, KeyHash> Cache;
+  /// Cache's keys, most recently used first.
+  std::list<const Key *> Recent;
 };
 
 } // namespace llq::detail
@@ -370,10 +427,11 @@ RuntimeImpl::kernelFor(const Node &Root) {
   auto It = Cache.find(Key);
   if (It != Cache.end()) {
     ++Hits;
+    Recent.splice(Recent.begin(), Recent, It->second.Use);
     if (Verbose)
-      llvm::errs() << "llquote: " << It->second->Name
+      llvm::errs() << "llquote: " << It->second.K->Name
                    << ": found by structure, no instantiation\n";
-    return It->second;
+    return It->second.K;
   }
   auto Start = std::chrono::steady_clock::now();
   std::string Name = fmt::format("llq_{}_{:016x}", Root.Skel->name(),
@@ -399,6 +457,8 @@ RuntimeImpl::kernelFor(const Node &Root) {
   if (llvm::Error E = B->compile(std::move(*M), std::move(Ctx), G, *K, How))
     return std::move(E);
   ++Built;
+  if (K->FromDisk)
+    ++FromDisk;
   if (Verbose) {
     llvm::errs() << fmt::format(
         "llquote: {}: instantiated and {} in {:.1f} ms\n", Name, How,
@@ -406,8 +466,32 @@ RuntimeImpl::kernelFor(const Node &Root) {
             std::chrono::steady_clock::now() - Start)
             .count());
   }
-  Cache.emplace(std::move(Key), K);
+  auto Added = Cache.emplace(std::move(Key), Entry{K, {}}).first;
+  Recent.push_front(&Added->first);
+  Added->second.Use = Recent.begin();
+  // The new kernel is held by the caller, so it is never the one to go.
+  evict();
+  Resident = Cache.size();
   return std::shared_ptr<const Kernel>(K);
+}
+
+void RuntimeImpl::evict() {
+  auto It = Recent.end();
+  while (MaxKernels && Cache.size() > MaxKernels && It != Recent.begin()) {
+    --It;
+    auto Found = Cache.find(**It);
+    // Held by a run (or by the caller of kernelFor): it stays.
+    if (Found->second.K.use_count() > 1)
+      continue;
+    if (Verbose)
+      llvm::errs() << fmt::format(
+          "llquote: {}: evicted, the least recently used of {} kernels "
+          "(bound {}); its code is freed\n",
+          Found->second.K->Name, Cache.size(), MaxKernels);
+    It = Recent.erase(It);
+    Cache.erase(Found);
+    ++Evicted;
+  }
 }
 
 llvm::Expected<std::vector<std::shared_ptr<rt::Array>>>
@@ -557,7 +641,8 @@ llvm::Expected<std::string> Runtime::kernelPTX(const Acc &A) {
 }
 
 RuntimeStats Runtime::stats() const {
-  return {P->Built.load(), P->Hits.load(), P->Launches.load()};
+  return {P->Built.load(),    P->Hits.load(),    P->Launches.load(),
+          P->FromDisk.load(), P->Evicted.load(), P->Resident.load()};
 }
 BackendKind Runtime::backend() const { return P->B->kind(); }
 unsigned Runtime::numThreads() const { return P->B->parallelism(); }

@@ -429,6 +429,16 @@ struct RuntimeOptions {
   /// The root of that disk cache; unset: LLQ_CACHE_DIR, else
   /// $XDG_CACHE_HOME/llquote, else $HOME/.cache/llquote.
   std::optional<std::string> CacheDir;
+  /// The bound, in bytes, on the disk cache's directory (least recently
+  /// used entries are removed past it; 0: no bound); unset:
+  /// LLQ_CACHE_MAX_SIZE, else 256 MiB.
+  std::optional<uint64_t> CacheMaxSize;
+  /// The most compiled kernels this Runtime keeps in memory: past it, the
+  /// least recently used kernel that no run is using is removed from the
+  /// JIT and its code memory freed (a later run that needs it compiles it
+  /// again, or loads it from the disk cache). 0: no bound. Unset:
+  /// LLQ_CACHE_MEMORY (a number of kernels), else 1024.
+  std::optional<size_t> MaxKernels;
   /// Checked mode: an integer division by zero, or a signed division of
   /// the least value by -1, in a scalar function becomes an ArrayError that
   /// names the operation and the function's C++ line, where it is otherwise
@@ -450,6 +460,13 @@ struct RuntimeStats {
   uint64_t KernelsBuilt = 0; ///< Skeletons instantiated (structural misses).
   uint64_t KernelHits = 0;   ///< Runs that found their kernel by structure.
   uint64_t Launches = 0;     ///< Kernel phases run.
+  /// Of KernelsBuilt, those whose code the engine loaded from the disk
+  /// cache instead of compiling.
+  uint64_t KernelsFromDisk = 0;
+  /// Kernels removed from memory to keep within RuntimeOptions::MaxKernels.
+  uint64_t KernelsEvicted = 0;
+  /// Kernels in memory now.
+  uint64_t KernelsResident = 0;
 };
 
 class Runtime {

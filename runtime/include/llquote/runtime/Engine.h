@@ -85,6 +85,14 @@ struct EngineOptions {
   /// $XDG_CACHE_HOME/llquote, else $HOME/.cache/llquote; with none of them
   /// set, there is no disk cache.
   std::optional<std::string> CacheDir;
+  /// The bound, in bytes, on the disk cache's directory: past it the least
+  /// recently used entries are removed. 0: no bound. Unset:
+  /// LLQ_CACHE_MAX_SIZE (bytes, or with a K, M or G suffix), else 256 MiB.
+  std::optional<uint64_t> CacheMaxSize;
+  /// Whether each disk entry is synced before it is renamed into place, so
+  /// that a crash or power loss leaves it whole or absent. Unset:
+  /// LLQ_CACHE_SYNC, else on.
+  std::optional<bool> CacheSync;
   /// One line per kernel request: its time and which cache served it.
   /// Unset: LLQ_VERBOSE ("1" enables it).
   std::optional<bool> Verbose;
@@ -130,6 +138,8 @@ struct EngineCounters {
   /// Disk entries found corrupt, truncated or for another key; each was
   /// deleted and the kernel compiled instead.
   uint64_t DiskRejects = 0;
+  /// Disk entries removed to keep the directory under its bound.
+  uint64_t DiskEvictions = 0;
 };
 
 class Engine {
@@ -230,6 +240,11 @@ llvm::Expected<unsigned> parseOptLevel(llvm::StringRef Text);
 /// (case-insensitive); the error names Variable.
 llvm::Expected<bool> parseSwitch(llvm::StringRef Variable,
                                  llvm::StringRef Text);
+
+/// Parses a size in bytes: decimal digits with an optional K, M or G
+/// (powers of 1024, either case); 0 is 0. The error names Variable.
+llvm::Expected<uint64_t> parseSize(llvm::StringRef Variable,
+                                   llvm::StringRef Text);
 
 } // namespace llq::rt
 

@@ -208,6 +208,8 @@ struct Kernel {
   std::vector<rt::KernelFn> Phases;
   /// Device functions, for the GPU backend; kept alive by Owner.
   std::vector<void *> Device;
+  /// Owns the code: when the last Kernel holding it is gone (the Runtime's
+  /// cache evicted it, no run uses it), the backend frees the code.
   std::shared_ptr<void> Owner;
   std::vector<SlotSpec> Slots;
   /// Whether a scalar function of the kernel, or one it calls, has a loop:
@@ -217,6 +219,8 @@ struct Kernel {
   /// KernelGen::functionHashes(): a DivisionFault names the function of
   /// the launch's tree with that text.
   std::vector<uint64_t> FnHashes;
+  /// Whether the backend loaded the code from its disk cache.
+  bool FromDisk = false;
   size_t numPhases() const { return std::max(Phases.size(), Device.size()); }
 };
 
