@@ -199,7 +199,7 @@ Expected<uint64_t> llq::rt::paddedBufferBytes(const Shape &Sh,
 }
 
 Expected<Array> Array::create(const ElemType &Type, const Shape &Sh,
-                              Fill F) {
+                              Fill F, BufferAllocator *From) {
   Array A(Type, Sh);
   A.Owning = true;
   for (ScalarKind Kind : Type.fields()) {
@@ -208,17 +208,26 @@ Expected<Array> Array::create(const ElemType &Type, const Shape &Sh,
       return Size.status();
     uint64_t Padded = *Size;
     uint64_t Bytes = uint64_t(Sh.size()) * byteSize(Kind);
-    auto *Raw = static_cast<std::byte *>(::operator new[](
-        size_t(Padded), std::align_val_t(BufferAlignment), std::nothrow));
-    if (!Raw)
+    std::shared_ptr<std::byte> Buffer;
+    if (Padded > SIZE_MAX) {
+      // Not on this host: no allocator can give it.
+    } else if (From) {
+      Buffer = From->allocate(size_t(Padded));
+    } else if (auto *Raw = static_cast<std::byte *>(::operator new[](
+                   size_t(Padded), std::align_val_t(BufferAlignment),
+                   std::nothrow))) {
+      Buffer = std::shared_ptr<std::byte>(Raw, AlignedFree());
+    }
+    if (!Buffer)
       return Status::error("out of memory allocating " +
                            std::to_string(Padded) +
                            " bytes for an array of shape " + Sh.str());
+    std::byte *Raw = Buffer.get();
     if (F == Fill::Zero)
       std::memset(Raw, 0, size_t(Padded));
     else
       std::memset(Raw + Bytes, 0, size_t(Padded - Bytes));
-    A.Storage.emplace_back(Raw);
+    A.Storage.push_back(std::move(Buffer));
     A.Buffers.push_back(Raw);
   }
   return A;

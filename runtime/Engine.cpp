@@ -324,8 +324,7 @@ llvm::Expected<uint64_t> parseSize(StringRef Variable, StringRef Text) {
     return createStringError(inconvertibleErrorCode(),
                              Variable + "='" + Text +
                                  "': expected a size in bytes, such as "
-                                 "500M or 2G (K, M, G: powers of 1024), or "
-                                 "0 for no bound");
+                                 "500M or 2G (K, M, G: powers of 1024)");
   return Value * Unit;
 }
 

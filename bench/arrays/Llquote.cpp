@@ -11,6 +11,17 @@
 
 #include "Problem.h"
 #include "llquote/Skeletons.h"
+#include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include <fstream>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -387,6 +398,63 @@ std::vector<CompileTimes> measureCompile(unsigned Reps, unsigned Threads) {
   }
   unsetenv("LLQ_CACHE_DIR");
   return Out;
+}
+
+TargetInfo describeTarget() {
+  TargetInfo T;
+  // The caches, as the kernel reports them for the first CPU.
+  for (int Index = 0; Index < 8; ++Index) {
+    std::string Dir = "/sys/devices/system/cpu/cpu0/cache/index" +
+                      std::to_string(Index) + "/";
+    std::ifstream Level(Dir + "level"), Type(Dir + "type"), Size(Dir + "size");
+    std::string L, Ty, Sz;
+    if (!(Level >> L) || !(Type >> Ty) || !(Size >> Sz))
+      continue;
+    if (L == "1" && Ty == "Data")
+      T.L1d = Sz;
+    else if (L == "2")
+      T.L2 = Sz;
+    else if (L == "3")
+      T.L3 = Sz;
+  }
+  llvm::InitializeNativeTarget();
+  auto Builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!Builder) {
+    llvm::consumeError(Builder.takeError());
+    return T;
+  }
+  // As the engine chooses: LLQ_MCPU names a CPU with its own features.
+  if (const char *CPU = std::getenv("LLQ_MCPU");
+      CPU && *CPU && std::string(CPU) != "host" && std::string(CPU) != "native") {
+    Builder->setCPU(CPU);
+    Builder->setFeatures("");
+  }
+  T.CPU = Builder->getCPU();
+  std::vector<std::string> Vector;
+  for (const std::string &F : Builder->getFeatures().getFeatures())
+    if (F[0] == '+' && (F.find("avx") != std::string::npos ||
+                        F.find("sse") != std::string::npos ||
+                        F == "+fma" || F.find("prefer") != std::string::npos))
+      Vector.push_back(F.substr(1));
+  std::sort(Vector.begin(), Vector.end());
+  for (const std::string &F : Vector)
+    T.VectorFeatures += (T.VectorFeatures.empty() ? "" : " ") + F;
+  auto TM = Builder->createTargetMachine();
+  if (!TM) {
+    llvm::consumeError(TM.takeError());
+    return T;
+  }
+  llvm::LLVMContext Ctx;
+  llvm::Module M("probe", Ctx);
+  M.setDataLayout((*TM)->createDataLayout());
+  auto *F = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), false),
+      llvm::Function::ExternalLinkage, "probe", M);
+  llvm::TargetTransformInfo TTI = (*TM)->getTargetTransformInfo(*F);
+  T.VectorBits = unsigned(
+      TTI.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
+          .getFixedValue());
+  return T;
 }
 
 } // namespace llq::arraybench

@@ -340,44 +340,61 @@ int main(int Argc, char **Argv) {
   Samples << "kind,op,n,peer,rep,iters,seconds,bytes\n";
   Checks << "op,n,peer,status\n";
 
-  {
+  TargetInfo Machine = describeTarget();
+  // Written again once STREAM has run, with its figures.
+  auto WriteMachine = [&](const std::map<std::string, double> &Stream) {
     std::time_t Now = std::time(nullptr);
     char Date[64];
     std::strftime(Date, sizeof Date, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&Now));
     std::ofstream M(O.Out + "/machine.json");
-    M << "{\n  \"cpu\": " << json(cpuModel()) << ",\n  \"cores\": "
+    M << "{\n  \"cpu\": " << json(cpuModel())
+      << ",\n  \"llvm_cpu\": " << json(Machine.CPU)
+      << ",\n  \"vector_features\": " << json(Machine.VectorFeatures)
+      << ",\n  \"vector_bits\": " << Machine.VectorBits
+      << ",\n  \"l1d\": " << json(Machine.L1d) << ",\n  \"l2\": " << json(Machine.L2)
+      << ",\n  \"l3\": " << json(Machine.L3) << ",\n  \"cores\": "
       << std::thread::hardware_concurrency() << ",\n  \"threads\": " << O.Threads
       << ",\n  \"llvm\": " << json(LLVM_VERSION_STRING)
       << ",\n  \"compiler\": " << json(__VERSION__) << ",\n  \"date\": " << json(Date)
-      << ",\n  \"mode\": " << json(O.Mode) << ",\n  \"reps\": " << O.Reps
-      << ",\n  \"peers\": [";
+      << ",\n  \"mode\": " << json(O.Mode) << ",\n  \"reps\": " << O.Reps;
+    for (const auto &[Name, GBs] : Stream)
+      M << ",\n  \"stream_" << Name << "_gbs\": " << GBs;
+    M << ",\n  \"peers\": [";
     for (size_t I = 0; I < Peers.size(); ++I)
       M << (I ? ", " : "") << json(Peers[I].Name);
     M << "]\n}\n";
-  }
+  };
+  WriteMachine({});
   std::printf("llquote_bench_arrays: %s, %u threads, %u repetitions; peers:",
               O.Mode.c_str(), O.Threads, O.Reps);
   for (auto &P : Peers)
     std::printf(" %s", P.Name.c_str());
   std::printf("\n");
+  std::printf("machine: %s; LLVM CPU %s, %u-bit vectors (%s); L1d %s, L2 %s, L3 %s\n",
+              cpuModel().c_str(), Machine.CPU.c_str(), Machine.VectorBits,
+              Machine.VectorFeatures.c_str(), Machine.L1d.c_str(),
+              Machine.L2.c_str(), Machine.L3.c_str());
 
   // The limit: STREAM over 2^24 floats per array (2^16 in smoke mode).
   {
     int64_t N = Smoke ? (1 << 16) : (1 << 24);
     StreamTimes S = runStream(N, std::max(O.Reps, 3u));
+    std::map<std::string, double> Medians;
     auto Put = [&](const char *Name, const std::vector<double> &V, int Arrays) {
       for (size_t R = 0; R < V.size(); ++R)
         Samples << "stream," << Name << ',' << N << ",omp," << R << ",1," << V[R]
                 << ',' << double(Arrays) * 4 * double(N) << '\n';
       std::vector<double> W = V;
       std::sort(W.begin(), W.end());
-      std::printf("stream %-6s %8.1f GB/s\n", Name,
-                  double(Arrays) * 4 * double(N) / W[W.size() / 2] / 1e9);
+      double GBs = double(Arrays) * 4 * double(N) / W[W.size() / 2] / 1e9;
+      Medians[Name] = std::round(GBs * 10) / 10;
+      std::printf("stream %-6s %8.1f GB/s\n", Name, GBs);
     };
     Put("copy", S.Copy, 2);
     Put("scale", S.Scale, 2);
     Put("add", S.Add, 3);
     Put("triad", S.Triad, 3);
+    WriteMachine(Medians);
   }
 
   std::mt19937 Rng(42);

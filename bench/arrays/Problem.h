@@ -236,6 +236,18 @@ struct CompileTimes {
 };
 std::vector<CompileTimes> measureCompile(unsigned Reps, unsigned Threads);
 
+/// What decides the results besides the model name: the CPU LLVM compiles
+/// llquote's kernels for (LLQ_MCPU, else the host's), its enabled vector
+/// features, the vector register width the loop vectorizer uses, and the
+/// caches. Empty strings where something cannot be found out.
+struct TargetInfo {
+  std::string CPU;
+  std::string VectorFeatures;
+  unsigned VectorBits = 0;
+  std::string L1d, L2, L3;
+};
+TargetInfo describeTarget();
+
 } // namespace llq::arraybench
 
 #endif

@@ -73,6 +73,13 @@ def main():
           f"compiler {machine.get('compiler')}; {machine.get('date')}; "
           f"mode {machine.get('mode')}, {machine.get('reps')} interleaved repetitions; "
           f"peers: {', '.join(machine.get('peers', []))}.\n")
+        if machine.get('llvm_cpu'):
+            w(f"CPU as LLVM sees it: `{machine.get('llvm_cpu')}`, "
+              f"{machine.get('vector_bits')}-bit vectors for the loop vectorizer "
+              f"({machine.get('vector_features')}); L1d {machine.get('l1d')}, "
+              f"L2 {machine.get('l2')}, L3 {machine.get('l3')}; STREAM triad "
+              f"{machine.get('stream_triad_gbs')} GB/s, copy "
+              f"{machine.get('stream_copy_gbs')} GB/s.\n")
 
     # STREAM.
     stream = {}

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/runtime/Array.h"
+#include "llquote/runtime/BufferPool.h"
+#include <thread>
 #include <cstdint>
 #include <doctest/doctest.h>
 #include <limits>
@@ -227,4 +229,77 @@ TEST_CASE("bad_array_inputs_are_rejected_with_messages") {
         "buffer 0 is not aligned to 8 bytes for its f64 elements");
   CHECK(
       Array::wrap(ElemType::scalar(ScalarKind::F64), shapeOf({0}), {nullptr}));
+}
+
+TEST_CASE("a_buffer_pool_gives_a_freed_buffer_to_the_next_array_of_its_size") {
+  auto Pool = BufferPool::create(size_t(64) << 20);
+  Shape Sh = *Shape::make({1 << 20}); // 4 MiB of floats
+  const void *First = nullptr;
+  {
+    Array A = *Array::create(ElemType::of<float>(), Sh,
+                             Array::Fill::Uninitialized, Pool.get());
+    First = A.data(0);
+    (*A.fieldData<float>())[12345] = 2.5f;
+  }
+  CHECK(Pool->heldBytes() == (size_t(4) << 20));
+  // The same size: the same buffer, its contents as they were left.
+  Array B = *Array::create(ElemType::of<float>(), Sh,
+                           Array::Fill::Uninitialized, Pool.get());
+  CHECK(B.data(0) == First);
+  CHECK((*B.fieldData<float>())[12345] == 2.5f);
+  CHECK(Pool->reuses() == 1);
+  CHECK(Pool->heldBytes() == 0);
+  // Zero-filled on request, whatever the buffer held.
+  B = *Array::create(ElemType::of<float>(), Sh, Array::Fill::Zero, Pool.get());
+  CHECK((*B.fieldData<float>())[12345] == 0.0f);
+  // Another size is a new buffer; small ones are the heap's.
+  Array C = *Array::create(ElemType::of<double>(), Sh,
+                           Array::Fill::Uninitialized, Pool.get());
+  CHECK(C.data(0) != First);
+  { Array Small = *Array::create(ElemType::of<float>(), *Shape::make({100}),
+                                 Array::Fill::Zero, Pool.get()); }
+  CHECK(Pool->heldBytes() <= (size_t(4) << 20));
+}
+
+TEST_CASE("a_buffer_pool_keeps_within_its_bound_and_its_buffers_outlive_it") {
+  auto Pool = BufferPool::create(size_t(10) << 20);
+  std::vector<Array> Arrays;
+  for (int I = 1; I <= 4; ++I)
+    Arrays.push_back(*Array::create(ElemType::of<uint8_t>(),
+                                    *Shape::make({int64_t(I) << 20}),
+                                    Array::Fill::Uninitialized, Pool.get()));
+  Arrays.clear(); // 1 + 2 + 3 + 4 MiB freed, at most 10 kept
+  CHECK(Pool->heldBytes() <= (size_t(10) << 20));
+  CHECK(Pool->heldBytes() >= (size_t(4) << 20)); // the last freed is kept
+  // A bound of 0 keeps nothing.
+  auto None = BufferPool::create(0);
+  { Array A = *Array::create(ElemType::of<float>(), *Shape::make({1 << 20}),
+                             Array::Fill::Zero, None.get()); }
+  CHECK(None->heldBytes() == 0);
+  // An array that outlives its pool frees its buffer itself.
+  Array Late = *Array::create(ElemType::of<float>(), *Shape::make({1 << 20}),
+                              Array::Fill::Zero, Pool.get());
+  Pool.reset();
+  (*Late.fieldData<float>())[7] = 1.0f;
+}
+
+TEST_CASE("a_buffer_pool_serves_several_threads") {
+  auto Pool = BufferPool::create(size_t(32) << 20);
+  auto Work = [&](int Seed) {
+    for (int I = 0; I < 200; ++I) {
+      Array A = *Array::create(ElemType::of<int32_t>(),
+                               *Shape::make({int64_t(1 + (I + Seed) % 3) << 18}),
+                               Array::Fill::Uninitialized, Pool.get());
+      int32_t *P = *A.fieldData<int32_t>();
+      P[0] = Seed;
+      P[A.size() - 1] = I;
+      CHECK(P[0] == Seed);
+      CHECK(P[A.size() - 1] == I);
+    }
+  };
+  std::thread T1(Work, 1), T2(Work, 2);
+  T1.join();
+  T2.join();
+  CHECK(Pool->reuses() > 0);
+  CHECK(Pool->heldBytes() <= (size_t(32) << 20));
 }

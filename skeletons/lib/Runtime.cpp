@@ -12,6 +12,7 @@
 
 #include "Gpu.h"
 #include "llquote/skeletons/Skeleton.h"
+#include "llquote/runtime/BufferPool.h"
 #include "llquote/runtime/Engine.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -40,7 +41,18 @@ namespace {
 /// its memory and disk caches, and called as host functions.
 class JitBackend : public Backend {
 public:
-  explicit JitBackend(rt::Engine &Eng) : Eng(Eng) {}
+  JitBackend(rt::Engine &Eng, std::shared_ptr<rt::BufferPool> Pool)
+      : Pool(std::move(Pool)), Eng(Eng) {}
+  /// Outputs from the pool: an intermediate freed at the end of one run is
+  /// the next run's, its pages already in place.
+  rt::Expected<std::shared_ptr<rt::Array>>
+  allocate(const ElemType &T, const Shape &Sh) override {
+    rt::Expected<rt::Array> A =
+        rt::Array::create(T, Sh, rt::Array::Fill::Uninitialized, Pool.get());
+    if (!A)
+      return A.status();
+    return std::make_shared<rt::Array>(std::move(*A));
+  }
   llvm::Error compile(std::unique_ptr<llvm::Module> M,
                       std::unique_ptr<llvm::LLVMContext> Ctx,
                       const KernelGen &G, Kernel &K,
@@ -87,6 +99,7 @@ private:
     return Owner;
   }
 
+  std::shared_ptr<rt::BufferPool> Pool;
   rt::Engine &Eng;
   std::mutex OwnersLock;
   std::map<const llvm::orc::ResourceTracker *, std::weak_ptr<void>> Owners;
@@ -94,7 +107,9 @@ private:
 
 class CpuBackend final : public JitBackend {
 public:
-  CpuBackend(rt::Engine &Eng, unsigned Threads) : JitBackend(Eng), G(Threads) {}
+  CpuBackend(rt::Engine &Eng, unsigned Threads,
+             std::shared_ptr<rt::BufferPool> Pool)
+      : JitBackend(Eng, std::move(Pool)), G(Threads) {}
   BackendKind kind() const override { return BackendKind::CPU; }
   unsigned parallelism() const override { return G.numThreads(); }
   bool atomics() const override { return true; }
@@ -211,6 +226,17 @@ public:
             V));
       MaxKernels = size_t(N);
     }
+    uint64_t PoolBytes = uint64_t(256) << 20;
+    if (O.PoolBytes) {
+      PoolBytes = *O.PoolBytes;
+    } else if (std::string V = optionOrEnv(std::nullopt, "LLQ_POOL_BYTES");
+               !V.empty()) {
+      llvm::Expected<uint64_t> Size = rt::parseSize("LLQ_POOL_BYTES", V);
+      if (!Size)
+        throw ArrayError("llquote: " + llvm::toString(Size.takeError()));
+      PoolBytes = *Size;
+    }
+    Pool = rt::BufferPool::create(size_t(PoolBytes));
     auto E = rt::Engine::create(EO);
     if (!E)
       throw ArrayError("llquote: cannot start the JIT: " +
@@ -222,9 +248,9 @@ public:
         throw ArrayError("llquote: " + llvm::toString(G.takeError()));
       B = std::move(*G);
     } else if (O.Backend == BackendKind::CPU) {
-      B = std::make_unique<CpuBackend>(*Eng, O.Threads);
+      B = std::make_unique<CpuBackend>(*Eng, O.Threads, Pool);
     } else {
-      B = std::make_unique<SequentialBackend>(*Eng);
+      B = std::make_unique<SequentialBackend>(*Eng, Pool);
     }
     std::string V = O.Verbose ? (*O.Verbose ? "1" : "0")
                               : optionOrEnv(std::nullopt, "LLQ_VERBOSE");
@@ -250,6 +276,8 @@ public:
                                          bool PTX);
 
   RuntimeOptions Opts;
+  /// Freed array storage kept for reuse (RuntimeOptions::PoolBytes).
+  std::shared_ptr<rt::BufferPool> Pool;
   std::unique_ptr<rt::Engine> Eng;
   std::unique_ptr<Backend> B;
   bool Verbose = false;
@@ -641,8 +669,9 @@ llvm::Expected<std::string> Runtime::kernelPTX(const Acc &A) {
 }
 
 RuntimeStats Runtime::stats() const {
-  return {P->Built.load(),    P->Hits.load(),    P->Launches.load(),
-          P->FromDisk.load(), P->Evicted.load(), P->Resident.load()};
+  return {P->Built.load(),    P->Hits.load(),     P->Launches.load(),
+          P->FromDisk.load(), P->Evicted.load(),  P->Resident.load(),
+          P->Pool ? uint64_t(P->Pool->reuses()) : 0};
 }
 BackendKind Runtime::backend() const { return P->B->kind(); }
 unsigned Runtime::numThreads() const { return P->B->parallelism(); }

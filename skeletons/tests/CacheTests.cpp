@@ -168,3 +168,38 @@ TEST_CASE("no bound, and a bad LLQ_CACHE_MEMORY") {
   CHECK(Seven.stats().KernelsResident == 7);
   unsetenv("LLQ_CACHE_MEMORY");
 }
+
+TEST_CASE("a pipeline run again reuses its intermediate's storage") {
+  // A stencil over a stencil: the inner result (4 MiB) is an intermediate
+  // that dies at the end of each run, and the next run's comes from it.
+  auto Avg = LLQ_FN("float (float %a, float %b, float %c)", R"(
+    %s = fadd float %a, %b
+    %t = fadd float %s, %c
+    %r = fmul float %t, 0.25)");
+  std::vector<float> Xs(1 << 20);
+  for (size_t I = 0; I < Xs.size(); ++I)
+    Xs[I] = float(I % 17);
+  Acc X = fromVector(Xs);
+  Acc Twice = stencil(Avg, Boundary::clamp(), stencil(Avg, Boundary::clamp(), X));
+  for (uint64_t PoolBytes : {uint64_t(256) << 20, uint64_t(0)}) {
+    RuntimeOptions O;
+    O.PoolBytes = PoolBytes;
+    O.DiskCache = false;
+    Runtime R(O);
+    std::vector<float> First = R.run<float>(Twice).toVector();
+    for (int Round = 0; Round < 3; ++Round)
+      CHECK(R.run<float>(Twice).toVector() == First);
+    if (PoolBytes)
+      CHECK(R.stats().BuffersReused >= 3);
+    else
+      CHECK(R.stats().BuffersReused == 0);
+    // The values: each is a weighted average of its neighbours.
+    CHECK(First[100] == doctest::Approx((Xs[98] + 2 * Xs[99] + 3 * Xs[100] +
+                                        2 * Xs[101] + Xs[102]) /
+                                       16.0f));
+  }
+  setenv("LLQ_POOL_BYTES", "lots", 1);
+  CHECK_THROWS_WITH_AS(Runtime(), doctest::Contains("LLQ_POOL_BYTES='lots'"),
+                       ArrayError);
+  unsetenv("LLQ_POOL_BYTES");
+}

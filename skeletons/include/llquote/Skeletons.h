@@ -439,6 +439,11 @@ struct RuntimeOptions {
   /// again, or loads it from the disk cache). 0: no bound. Unset:
   /// LLQ_CACHE_MEMORY (a number of kernels), else 1024.
   std::optional<size_t> MaxKernels;
+  /// Bytes of freed array storage (buffers of 1 MiB and more) the CPU
+  /// backends keep for the next array of the same size, so that a pipeline
+  /// run again does not fault its intermediates' pages in anew each time.
+  /// 0: none kept. Unset: LLQ_POOL_BYTES, else 256 MiB.
+  std::optional<uint64_t> PoolBytes;
   /// Checked mode: an integer division by zero, or a signed division of
   /// the least value by -1, in a scalar function becomes an ArrayError that
   /// names the operation and the function's C++ line, where it is otherwise
@@ -467,6 +472,9 @@ struct RuntimeStats {
   uint64_t KernelsEvicted = 0;
   /// Kernels in memory now.
   uint64_t KernelsResident = 0;
+  /// Arrays whose storage came from freed storage kept for reuse
+  /// (RuntimeOptions::PoolBytes) instead of new memory.
+  uint64_t BuffersReused = 0;
 };
 
 class Runtime {

@@ -192,14 +192,34 @@ private:
 /// storage (Array::create, a backend's device memory) sizes with it.
 Expected<uint64_t> paddedBufferBytes(const Shape &Sh, ScalarKind Kind);
 
+/// Where Array::create takes its buffers from when it is given one: a
+/// runtime's pool of freed buffers (BufferPool.h), say. The heap otherwise.
+class BufferAllocator {
+public:
+  virtual ~BufferAllocator() = default;
+  /// Bytes (a multiple of BufferAlignment) aligned to BufferAlignment, with
+  /// unspecified contents, owned by the pointer (its deleter gives them
+  /// back); null when there is no memory.
+  virtual std::shared_ptr<std::byte> allocate(size_t Bytes) = 0;
+};
+
 class Array {
 public:
   /// Whether create() zero-fills the elements. Skeleton outputs that a
   /// kernel writes completely skip it; the padding is always zeroed.
   enum class Fill { Zero, Uninitialized };
-  /// Owned storage for Sh.size() elements of Type, zero-filled by default.
+  /// Owned storage for Sh.size() elements of Type, zero-filled by default;
+  /// from From when it is given, else from the heap.
   static Expected<Array> create(const ElemType &Type, const Shape &Sh,
-                                Fill F = Fill::Zero);
+                                Fill F = Fill::Zero,
+                                BufferAllocator *From = nullptr);
+
+  /// Arrays are moved, never copied: a copy would share storage unseen
+  /// (clone() makes a deep copy).
+  Array(Array &&) = default;
+  Array &operator=(Array &&) = default;
+  Array(const Array &) = delete;
+  Array &operator=(const Array &) = delete;
 
   /// A view of user buffers, one per field, without copying. Each must hold
   /// Sh.size() elements of its field's type and be aligned for it; null is
@@ -267,7 +287,7 @@ private:
   Shape Sh;
   std::vector<void *> Buffers;
   /// The owned buffers; empty for a view.
-  std::vector<std::unique_ptr<std::byte[], AlignedFree>> Storage;
+  std::vector<std::shared_ptr<std::byte>> Storage;
   bool Owning = false;
 };
 
