@@ -481,6 +481,11 @@ Backend::allocate(const ElemType &T, const Shape &Sh) {
   return std::make_shared<rt::Array>(std::move(*A));
 }
 
+llvm::Expected<std::string> Backend::targetCode(llvm::Module &,
+                                                const KernelGen &) {
+  return failure("this backend shows no target code as text");
+}
+
 rt::Expected<std::shared_ptr<void>> Backend::scratch(size_t Bytes) {
   size_t Rounded = scratchBytes(Bytes);
   void *P = std::aligned_alloc(64, Rounded);

@@ -1,18 +1,29 @@
 //===- Gpu.cpp - The GPU backend: PTX through NVPTX, run by the driver ----===//
 //
-// See Gpu.h. The pieces, in the order a kernel meets them:
-//   - gpuLower: retargets the module, adds the kernels (KernelTemplate),
-//     redirects calls (prepareCalls), links libdevice and optimises;
-//   - gpuPTX: the NVPTX target's assembly printer; gpuCachedPTX puts the
-//     disk cache (rt::KernelFiles, <key>.ptx beside the engine's objects)
-//     in front of both;
+// The skeletons' modules are the same for every backend: each phase is a
+// function void(i64 lo, i64 hi, ptr args) over a piece of its index space.
+// The GPU backend adds, per phase, a `ptx_kernel` written in the dialect
+// that walks the pieces grid-stride, one piece per thread at a time, and
+// takes the argument block by value. Calls the NVPTX target cannot lower
+// (llvm.exp, expf, ...) go to libdevice's __nv_* functions, linked in when
+// the module is optimised; any other call it cannot lower is an error here,
+// never a crash in code generation. Arrays live in managed memory, so the
+// driver moves pages to the side that touches them.
+//
+// The pieces, in the order a kernel meets them:
+//   - GpuBackend::lower: retargets the module, adds the kernels
+//     (KernelTemplate), redirects calls (prepareCalls), links libdevice and
+//     optimises;
+//   - GpuBackend::ptx: the NVPTX target's assembly printer; cachedPTX (the
+//     backend's targetCode) puts the disk cache (rt::KernelFiles, <key>.ptx
+//     beside the engine's objects) in front of both;
 //   - GpuBackend::compile / launch: the driver loads the PTX and runs each
 //     phase on a 1-D grid;
 //   - GpuBackend::allocate / scratch / resident: managed memory.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Gpu.h"
+#include "Backends.h"
 #include "llquote/runtime/KernelFiles.h"
 #include "llquote/runtime/Cuda.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -154,6 +165,8 @@ public:
   unsigned parallelism() const override { return Threads; }
   bool atomics() const override { return true; }
   int64_t grain(int64_t) const override { return 1; }
+  bool piecesInOrder() const override { return false; }
+  bool tiledWalks() const override { return false; }
   llvm::Error compile(std::unique_ptr<llvm::Module> M,
                       std::unique_ptr<llvm::LLVMContext> Ctx,
                       const KernelGen &G, Kernel &K,
@@ -166,7 +179,15 @@ public:
   rt::Expected<std::shared_ptr<rt::Array>>
   resident(const std::shared_ptr<rt::Array> &A) override;
 
-  llvm::Error lower(llvm::Module &M, const KernelGen &G, bool Optimize);
+  llvm::Error lower(llvm::Module &M, const KernelGen &G,
+                    bool Optimize) override;
+  /// The PTX of M, from the disk cache or made now (cachedPTX).
+  llvm::Expected<std::string> targetCode(llvm::Module &M,
+                                         const KernelGen &G) override {
+    bool FromDisk = false;
+    return cachedPTX(M, G, FromDisk);
+  }
+  const char *targetCodeExtension() const override { return "ptx"; }
   llvm::Expected<std::string> ptx(llvm::Module &M);
   /// The PTX of the generated module \p M: from the disk cache, or lowered
   /// and compiled and then stored there. \p FromDisk says which.
@@ -623,22 +644,6 @@ llq::detail::makeGpuBackend(const RuntimeOptions &O) {
   if (!B)
     return B.takeError();
   return std::unique_ptr<Backend>(std::move(*B));
-}
-
-llvm::Error llq::detail::gpuLower(Backend &B, llvm::Module &M,
-                                  const KernelGen &G, bool Optimize) {
-  return static_cast<GpuBackend &>(B).lower(M, G, Optimize);
-}
-
-llvm::Expected<std::string> llq::detail::gpuPTX(Backend &B, llvm::Module &M) {
-  return static_cast<GpuBackend &>(B).ptx(M);
-}
-
-llvm::Expected<std::string> llq::detail::gpuCachedPTX(Backend &B,
-                                                      llvm::Module &M,
-                                                      const KernelGen &G,
-                                                      bool &FromDisk) {
-  return static_cast<GpuBackend &>(B).cachedPTX(M, G, FromDisk);
 }
 
 llvm::Error llq::gpuAvailable() {

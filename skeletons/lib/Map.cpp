@@ -206,11 +206,12 @@ std::string transposeBlock(KernelGen &G, const Node &P, const Node &Src) {
   return Code;
 }
 
-/// Whether P, a materialised array, is walked in tiles: on the CPU. A GPU
-/// thread runs one element of the map, so that a warp's writes are
-/// neighbours; a tile per thread would serialise 1024 of them.
+/// Whether P, a materialised array, is walked in tiles: where the backend's
+/// threads gain by it (Backend::tiledWalks). A GPU thread runs one element
+/// of the map, so that a warp's writes are neighbours; a tile per thread
+/// would serialise 1024 of them.
 bool tiled(const Node &P, const Backend &B) {
-  return B.kind() != BackendKind::GPU && P.Sh.rank() == 2 && transposes(P);
+  return B.tiledWalks() && P.Sh.rank() == 2 && transposes(P);
 }
 
 class Materialize final : public Skeleton {

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Gpu.h"
+#include "Backends.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llquote/runtime/BufferPool.h"
 #include "llquote/runtime/Engine.h"
@@ -36,105 +36,6 @@ using namespace llq;
 using namespace llq::detail;
 
 namespace {
-
-/// What the CPU backends share: kernels compiled by the JIT engine, with
-/// its memory and disk caches, and called as host functions.
-class JitBackend : public Backend {
-public:
-  JitBackend(rt::Engine &Eng, std::shared_ptr<rt::BufferPool> Pool)
-      : Pool(std::move(Pool)), Eng(Eng) {}
-  /// Outputs from the pool: an intermediate freed at the end of one run is
-  /// the next run's, its pages already in place.
-  rt::Expected<std::shared_ptr<rt::Array>>
-  allocate(const ElemType &T, const Shape &Sh) override {
-    rt::Expected<rt::Array> A =
-        rt::Array::create(T, Sh, rt::Array::Fill::Uninitialized, Pool.get());
-    if (!A)
-      return A.status();
-    return std::make_shared<rt::Array>(std::move(*A));
-  }
-  llvm::Error compile(std::unique_ptr<llvm::Module> M,
-                      std::unique_ptr<llvm::LLVMContext> Ctx,
-                      const KernelGen &G, Kernel &K,
-                      std::string &How) override {
-    auto Added =
-        Eng.addModule(llvm::orc::ThreadSafeModule(std::move(M), std::move(Ctx)));
-    if (!Added)
-      return Added.takeError();
-    K.Owner = ownerOf(Added->Tracker);
-    for (const std::string &P : G.phases()) {
-      auto F = Eng.lookup<void(int64_t, int64_t, void *)>(K.Name + "." + P);
-      if (!F)
-        return F.takeError();
-      K.Phases.push_back(*F);
-    }
-    K.FromDisk = Added->Origin == rt::KernelOrigin::DiskCache;
-    How = Added->Origin == rt::KernelOrigin::Compiled ? "compiled"
-          : Added->Origin == rt::KernelOrigin::DiskCache
-              ? "loaded from the disk cache"
-              : "found in the engine's memory cache";
-    return llvm::Error::success();
-  }
-
-private:
-  /// The owner of the code under T: one per tracker, shared by every Kernel
-  /// the engine served from it (a memory hit returns the tracker of the
-  /// request that compiled), which removes the tracker, and so frees the
-  /// code, when the last of them is gone.
-  std::shared_ptr<void> ownerOf(const llvm::orc::ResourceTrackerSP &T) {
-    if (!T)
-      return nullptr;
-    std::lock_guard<std::mutex> Lock(OwnersLock);
-    if (std::shared_ptr<void> Live = Owners[T.get()].lock())
-      return Live;
-    std::shared_ptr<void> Owner(T.get(), [this, T](void *) {
-      {
-        std::lock_guard<std::mutex> Lock(OwnersLock);
-        Owners.erase(T.get());
-      }
-      if (llvm::Error E = T->remove())
-        llvm::consumeError(std::move(E));
-    });
-    Owners[T.get()] = Owner;
-    return Owner;
-  }
-
-  std::shared_ptr<rt::BufferPool> Pool;
-  rt::Engine &Eng;
-  std::mutex OwnersLock;
-  std::map<const llvm::orc::ResourceTracker *, std::weak_ptr<void>> Owners;
-};
-
-class CpuBackend final : public JitBackend {
-public:
-  CpuBackend(rt::Engine &Eng, unsigned Threads,
-             std::shared_ptr<rt::BufferPool> Pool)
-      : JitBackend(Eng, std::move(Pool)), G(Threads) {}
-  BackendKind kind() const override { return BackendKind::CPU; }
-  unsigned parallelism() const override { return G.numThreads(); }
-  bool atomics() const override { return true; }
-  rt::Status launch(const Kernel &K, unsigned Phase, int64_t Begin,
-                    int64_t End, void *Args, int64_t Grain) override {
-    return G.parallelFor(Begin, End, K.Phases[Phase], Args, Grain);
-  }
-
-private:
-  rt::Gang G;
-};
-
-class SequentialBackend final : public JitBackend {
-public:
-  using JitBackend::JitBackend;
-  BackendKind kind() const override { return BackendKind::Sequential; }
-  unsigned parallelism() const override { return 1; }
-  bool atomics() const override { return false; }
-  rt::Status launch(const Kernel &K, unsigned Phase, int64_t Begin,
-                    int64_t End, void *Args, int64_t) override {
-    if (End > Begin)
-      K.Phases[Phase](Begin, End, Args);
-    return rt::Status();
-  }
-};
 
 struct KeyHash {
   size_t operator()(const std::vector<uint64_t> &K) const {
@@ -197,7 +98,8 @@ class RuntimeImpl {
   using Memo = std::map<const Node *, std::vector<std::shared_ptr<rt::Array>>>;
 
 public:
-  explicit RuntimeImpl(const RuntimeOptions &O) : Opts(O) {
+  RuntimeImpl(const RuntimeOptions &O, const BackendFactory &Make)
+      : Opts(O) {
     // The range LLQ_NUM_THREADS accepts. A bad variable is ignored; a bad
     // option, set in code, is refused: starting thousands of threads (or
     // failing to allocate their queues) is never what was meant.
@@ -242,15 +144,16 @@ public:
       throw ArrayError("llquote: cannot start the JIT: " +
                        llvm::toString(E.takeError()));
     Eng = std::move(*E);
-    if (O.Backend == BackendKind::GPU) {
-      auto G = makeGpuBackend(O);
-      if (!G)
-        throw ArrayError("llquote: " + llvm::toString(G.takeError()));
-      B = std::move(*G);
-    } else if (O.Backend == BackendKind::CPU) {
-      B = std::make_unique<CpuBackend>(*Eng, O.Threads, Pool);
+    BackendContext Ctx{Opts, *Eng, Pool};
+    if (Make) {
+      B = Make(Ctx);
+      if (!B)
+        throw ArrayError("llquote: the backend factory made no backend");
     } else {
-      B = std::make_unique<SequentialBackend>(*Eng, Pool);
+      auto Standard = Ctx.standard();
+      if (!Standard)
+        throw ArrayError("llquote: " + llvm::toString(Standard.takeError()));
+      B = std::move(*Standard);
     }
     std::string V = O.Verbose ? (*O.Verbose ? "1" : "0")
                               : optionOrEnv(std::nullopt, "LLQ_VERBOSE");
@@ -399,24 +302,23 @@ llvm::Error RuntimeImpl::dump(const llvm::Module &M, const std::string &Name,
   if (llvm::Error E = Write(M, Name + ".ll"))
     return E;
   std::unique_ptr<llvm::Module> Opt = llvm::CloneModule(M);
-  if (B->kind() != BackendKind::GPU) {
-    if (llvm::Error E = Eng->optimize(*Opt))
-      return E;
-    return Write(*Opt, Name + ".opt.ll");
-  }
-  if (llvm::Error E = gpuLower(*B, *Opt, G, /*Optimize=*/true))
+  if (llvm::Error E = B->lower(*Opt, G, /*Optimize=*/true))
     return E;
   if (llvm::Error E = Write(*Opt, Name + ".opt.ll"))
     return E;
-  auto PTX = gpuPTX(*B, *Opt);
-  if (!PTX)
-    return PTX.takeError();
+  std::string Ext = B->targetCodeExtension();
+  if (Ext.empty())
+    return llvm::Error::success();
+  std::unique_ptr<llvm::Module> Target = llvm::CloneModule(M);
+  auto Code = B->targetCode(*Target, G);
+  if (!Code)
+    return Code.takeError();
+  std::string File = DumpDir + "/" + Name + "." + Ext;
   std::error_code EC;
-  llvm::raw_fd_ostream OS(DumpDir + "/" + Name + ".ptx", EC);
+  llvm::raw_fd_ostream OS(File, EC);
   if (EC)
-    return failure("LLQ_DUMP_IR: cannot write " + DumpDir + "/" + Name +
-                   ".ptx: " + EC.message());
-  OS << *PTX;
+    return failure("LLQ_DUMP_IR: cannot write " + File + ": " + EC.message());
+  OS << *Code;
   return llvm::Error::success();
 }
 
@@ -591,7 +493,7 @@ llvm::Expected<std::shared_ptr<Node>> RuntimeImpl::rootOf(const NodeRef &N) {
 
 llvm::Expected<std::string> RuntimeImpl::kernelCode(const NodeRef &N,
                                                     bool Optimized, bool PTX) {
-  if (PTX && B->kind() != BackendKind::GPU)
+  if (PTX && llvm::StringRef(B->targetCodeExtension()) != "ptx")
     return failure("kernelPTX: this Runtime's backend is not the GPU; make "
                    "it with RuntimeOptions::Backend = BackendKind::GPU");
   auto Root = rootOf(N);
@@ -604,16 +506,10 @@ llvm::Expected<std::string> RuntimeImpl::kernelCode(const NodeRef &N,
     return M.takeError();
   if (Checks)
     addDivisionChecks(**M, G);
-  if (B->kind() == BackendKind::GPU) {
-    bool FromDisk = false;
-    if (PTX)
-      return gpuCachedPTX(*B, **M, G, FromDisk);
-    if (llvm::Error E = gpuLower(*B, **M, G, Optimized))
-      return std::move(E);
-  } else if (Optimized) {
-    if (llvm::Error E = Eng->optimize(**M))
-      return std::move(E);
-  }
+  if (PTX)
+    return B->targetCode(**M, G);
+  if (llvm::Error E = B->lower(**M, G, Optimized))
+    return std::move(E);
   std::string S;
   llvm::raw_string_ostream OS(S);
   (*M)->print(OS, nullptr);
@@ -622,9 +518,23 @@ llvm::Expected<std::string> RuntimeImpl::kernelCode(const NodeRef &N,
 
 //===-- Runtime -----------------------------------------------------------===//
 
+llvm::Expected<std::unique_ptr<Backend>> BackendContext::standard() {
+  switch (Options.Backend) {
+  case BackendKind::GPU:
+    return makeGpuBackend(Options);
+  case BackendKind::CPU:
+    return makeCpuBackend(Engine, Options.Threads, Pool);
+  case BackendKind::Sequential:
+    break;
+  }
+  return makeSequentialBackend(Engine, Pool);
+}
+
 Runtime::Runtime() : Runtime(RuntimeOptions()) {}
 Runtime::Runtime(const RuntimeOptions &Options)
-    : P(std::make_unique<RuntimeImpl>(Options)) {}
+    : P(std::make_unique<RuntimeImpl>(Options, BackendFactory())) {}
+Runtime::Runtime(const RuntimeOptions &Options, BackendFactory Make)
+    : P(std::make_unique<RuntimeImpl>(Options, Make)) {}
 Runtime::~Runtime() = default;
 
 llvm::Expected<Array<>> Runtime::tryRun(const Acc &A) {

@@ -428,7 +428,7 @@ public:
         Step = Store("%j") + Elem + Combine("%acc", "%x");
       }
     }
-    if (G.backend().kind() != BackendKind::GPU) {
+    if (G.backend().piecesInOrder()) {
       std::string Link = SeedCode, Empty;
       if (Variant != 1)
         Empty = SeedCode + fmt::format("  %carry = {} {}\n", T, Seed) +
@@ -505,7 +505,7 @@ public:
       if (llvm::Error E = L.output(N.OutTypes[I], N.OutShapes[I]))
         return E;
     unsigned T = L.backend().parallelism();
-    bool Stream = L.backend().kind() != BackendKind::GPU;
+    bool Stream = L.backend().piecesInOrder();
     int64_t Chunk, Chunks;
     if (Stream) {
       // Chunks a level-2 cache holds with room to spare, however many

@@ -23,7 +23,13 @@ using namespace llq;
 namespace {
 
 Runtime &cpu() {
+#ifdef LLQ_TEST_COUNTING_BACKEND
+  // The whole suite again, on a backend defined outside the library.
+  static Runtime R(RuntimeOptions(),
+                   test::CountingBackend::factory(test::countedLaunches()));
+#else
   static Runtime R;
+#endif
   return R;
 }
 using test::seq;
@@ -1075,3 +1081,15 @@ TEST_CASE("random shapes of rank 1 to 3: map, zipWith, fold, transpose-like back
     }
   }
 }
+
+#ifdef LLQ_TEST_COUNTING_BACKEND
+TEST_CASE("the suite ran through the backend defined in the test") {
+  uint64_t Before = test::countedLaunches();
+  auto Add = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %b");
+  CHECK(cpu().run(foldAll(Add, int64_t(0), enumFromN({1000}, int64_t(1))))
+            .scalar()
+            .get<int64_t>() == 500500);
+  CHECK(test::countedLaunches() > Before);
+  CHECK(cpu().stats().Launches >= test::countedLaunches() - Before);
+}
+#endif

@@ -33,6 +33,7 @@
 #include "llvm/Support/Error.h"
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -477,11 +478,25 @@ struct RuntimeStats {
   uint64_t BuffersReused = 0;
 };
 
+namespace detail {
+class Backend;
+struct BackendContext;
+} // namespace detail
+/// Makes the backend a Runtime runs on, for backend authors and tests
+/// (docs/SkeletonAuthoring.md): the context gives the engine, the options
+/// and the backend the options name, for a backend that wraps it.
+using BackendFactory =
+    std::function<std::unique_ptr<detail::Backend>(detail::BackendContext &)>;
+
 class Runtime {
 public:
   /// Throws ArrayError if the JIT cannot be set up.
   Runtime();
   explicit Runtime(const RuntimeOptions &Options);
+  /// A Runtime whose kernels run on the backend Make returns; the options
+  /// apply as for any Runtime (Options.Backend names the backend that
+  /// BackendContext::standard() makes). Throws ArrayError if Make fails.
+  Runtime(const RuntimeOptions &Options, BackendFactory Make);
   ~Runtime();
   Runtime(const Runtime &) = delete;
   Runtime &operator=(const Runtime &) = delete;

@@ -29,6 +29,11 @@ class Module;
 class LLVMContext;
 } // namespace llvm
 
+namespace llq::rt {
+class BufferPool;
+class Engine;
+} // namespace llq::rt
+
 namespace llq::detail {
 
 /// One 8-byte slot of a kernel's argument block.
@@ -47,22 +52,64 @@ struct SlotSpec {
 
 struct Kernel;
 class KernelGen;
+class Backend;
 
-/// Where kernels run.
+/// What a BackendFactory is given (Runtime(Options, Make)).
+struct BackendContext {
+  const RuntimeOptions &Options;
+  /// The Runtime's JIT engine, which the CPU backends compile with.
+  rt::Engine &Engine;
+  /// The Runtime's pool of freed array storage (RuntimeOptions::PoolBytes).
+  std::shared_ptr<rt::BufferPool> Pool;
+  /// The backend Options.Backend names, as a Runtime made without a
+  /// factory has it; for a backend that wraps it.
+  llvm::Expected<std::unique_ptr<Backend>> standard();
+};
+
+/// Where kernels run: the one seam between the skeletons and a target.
+/// The skeletons and the Runtime ask a backend what it can do (atomics(),
+/// piecesInOrder(), tiledWalks(), grain()) and never which one it is; a
+/// backend compiles, lowers, shows and launches its kernels, and places the
+/// arrays they read and write. The CPU and sequential backends live in
+/// CpuBackends.cpp, the GPU backend in Gpu.cpp; docs/SkeletonAuthoring.md
+/// says how to write another.
 class Backend {
 public:
   virtual ~Backend() = default;
+  /// For Runtime::backend() and the kernel cache's key only.
   virtual BackendKind kind() const = 0;
   /// Threads that run a launch at once.
   virtual unsigned parallelism() const = 0;
   /// Whether concurrent writes to one cell need atomics.
   virtual bool atomics() const = 0;
+  /// Whether the pieces of a phase are taken in order, lowest first, each
+  /// by a thread that runs it to its end, so that a piece may wait for the
+  /// one before it (a streaming scan passes its carry on so). A CPU gang's
+  /// are; a GPU's blocks are scheduled in no order.
+  virtual bool piecesInOrder() const { return true; }
+  /// Whether a thread walking a 2-D tile of an element-wise phase pays (a
+  /// transpose through a CPU's caches). Where one thread runs one element,
+  /// so that a warp's accesses are neighbours, it does not.
+  virtual bool tiledWalks() const { return true; }
   /// Compiles the module G wrote into K's phases; says in How where the
   /// code came from ("compiled", "loaded from the disk cache", ...).
   virtual llvm::Error compile(std::unique_ptr<llvm::Module> M,
                               std::unique_ptr<llvm::LLVMContext> Ctx,
                               const KernelGen &G, Kernel &K,
                               std::string &How) = 0;
+  /// Makes M, which G wrote, what compile() generates code from: with
+  /// Optimize, the optimisation pipeline included. Runtime::kernelIR and
+  /// LLQ_DUMP_IR show it.
+  virtual llvm::Error lower(llvm::Module &M, const KernelGen &G,
+                            bool Optimize) = 0;
+  /// The target code of M, which G wrote, as text (PTX), for
+  /// Runtime::kernelPTX and LLQ_DUMP_IR; an error where the backend shows
+  /// none.
+  virtual llvm::Expected<std::string> targetCode(llvm::Module &M,
+                                                 const KernelGen &G);
+  /// The file extension LLQ_DUMP_IR gives targetCode() ("ptx"), or "" when
+  /// there is none to write.
+  virtual const char *targetCodeExtension() const { return ""; }
   /// Runs phase Phase of K over [Begin, End), in pieces that start at
   /// Begin + k * Grain and hold whole multiples of Grain (the last one
   /// what is left); Args is the argument block, one 8-byte slot each.
@@ -313,7 +360,9 @@ const Skeleton &materializeSkeleton();
 /// The names a skeleton outside the library uses (docs/SkeletonAuthoring.md).
 namespace llq::authoring {
 using detail::Backend;
+using detail::BackendContext;
 using detail::failure;
+using detail::Kernel;
 using detail::irType;
 using detail::KernelGen;
 using detail::Launch;
