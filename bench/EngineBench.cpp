@@ -213,10 +213,7 @@ int main(int argc, char **argv) {
                                      BM_Skeleton_MemoryHit)})
     B->UseRealTime()->Unit(benchmark::kMicrosecond);
   std::vector<std::string> Storage;
-  std::vector<char *> Args = llq::bench::withDefaultFlags(argc, argv, Storage);
-  int NArgs = int(Args.size()) - 1;
-  benchmark::Initialize(&NArgs, Args.data());
-  if (benchmark::ReportUnrecognizedArguments(NArgs, Args.data()))
+  if (!llq::bench::initialize(argc, argv, Storage))
     return 1;
   llq::bench::RatioReporter Reporter(
       "Ratios (same run; how many times faster than a cold compile):", 58, 10, 2,

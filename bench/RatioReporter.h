@@ -41,6 +41,17 @@ inline std::vector<char *> withDefaultFlags(int argc, char **argv,
   return Args;
 }
 
+/// Initialises Google Benchmark with withDefaultFlags(); false when the
+/// command line holds a flag it does not know (it has said so).
+inline bool initialize(int argc, char **argv,
+                       std::vector<std::string> &Storage,
+                       const char *MinTime = "0.1") {
+  std::vector<char *> Args = withDefaultFlags(argc, argv, Storage, MinTime);
+  int NArgs = int(Args.size()) - 1;
+  benchmark::Initialize(&NArgs, Args.data());
+  return !benchmark::ReportUnrecognizedArguments(NArgs, Args.data());
+}
+
 class RatioReporter : public benchmark::ConsoleReporter {
 public:
   /// After the table, prints \p Title and calls \p PrintRatios, which calls

@@ -260,10 +260,7 @@ int main(int argc, char **argv) {
       ->Unit(benchmark::kMicrosecond);
 #endif
   std::vector<std::string> Storage;
-  std::vector<char *> Args = llq::bench::withDefaultFlags(argc, argv, Storage);
-  int NArgs = int(Args.size()) - 1;
-  benchmark::Initialize(&NArgs, Args.data());
-  if (benchmark::ReportUnrecognizedArguments(NArgs, Args.data()))
+  if (!llq::bench::initialize(argc, argv, Storage))
     return 1;
   std::string Threads = std::to_string(threadCount());
   double Idle = idleCores();
