@@ -499,8 +499,15 @@ rt::Expected<std::shared_ptr<void>> Backend::scratch(size_t Bytes) {
 
 Launch::Launch(const Node &Root, const Kernel &K, Backend &B)
     : Root(Root), K(K), B(B) {
-  std::map<const Node *, unsigned> Index;
-  numberTree(Root, Index, &Nodes);
+  // The preorder KernelGen numbered the tree in; only the order is needed.
+  std::vector<const Node *> Work{&Root};
+  while (!Work.empty()) {
+    const Node *N = Work.back();
+    Work.pop_back();
+    Nodes.push_back(N);
+    for (auto It = N->Kids.rbegin(); It != N->Kids.rend(); ++It)
+      Work.push_back(It->get());
+  }
 }
 
 int64_t Launch::grain(int64_t HostGrain) const {

@@ -351,7 +351,9 @@ static bool functionsLoop(const llvm::Module &M, const KernelGen &G) {
 
 llvm::Expected<std::shared_ptr<const Kernel>>
 RuntimeImpl::kernelFor(const Node &Root) {
-  std::vector<uint64_t> Key{uint64_t(B->kind()) | uint64_t(Checks) << 8};
+  std::vector<uint64_t> Key;
+  Key.reserve(64);
+  Key.push_back(uint64_t(B->kind()) | uint64_t(Checks) << 8);
   structuralKey(Root, Key);
   std::lock_guard<std::mutex> Lock(CacheLock);
   auto It = Cache.find(Key);
