@@ -209,9 +209,7 @@ Expected<Array> Array::create(const ElemType &Type, const Shape &Sh,
     uint64_t Padded = *Size;
     uint64_t Bytes = uint64_t(Sh.size()) * byteSize(Kind);
     std::shared_ptr<std::byte> Buffer;
-    if (Padded > SIZE_MAX) {
-      // Not on this host: no allocator can give it.
-    } else if (From) {
+    if (From) {
       Buffer = From->allocate(size_t(Padded));
     } else if (auto *Raw = static_cast<std::byte *>(::operator new[](
                    size_t(Padded), std::align_val_t(BufferAlignment),

@@ -221,7 +221,7 @@ void DiskObjectCache::save(const KernelKey &Key, StringRef Bytes) {
     return;
   Error Err = store(Key, Bytes);
   if (!Err) {
-    noteWritten(Bytes.size() + 48);
+    noteWritten(HeaderSize + Bytes.size());
     return;
   }
   // Only the first failure is told: the ones after it are not tried.

@@ -33,16 +33,19 @@ entry:
   ret void
 })");
 
-void numberTree(const Node &N, std::map<const Node *, unsigned> &Index,
-                std::vector<const Node *> *Order) {
-  // The tree is a true tree (Runtime copies shared producers apart), so
-  // every node has one position.
-  unsigned Next = unsigned(Index.size());
-  Index.emplace(&N, Next);
-  if (Order)
-    Order->push_back(&N);
-  for (const NodeRef &Kid : N.Kids)
-    numberTree(*Kid, Index, Order);
+/// The nodes of the tree under Root in preorder, the numbering KernelGen
+/// gives the slots and Launch fills them in. The tree is a true tree
+/// (Runtime copies shared producers apart), so every node has one position.
+std::vector<const Node *> preorder(const Node &Root) {
+  std::vector<const Node *> Order, Work{&Root};
+  while (!Work.empty()) {
+    const Node *N = Work.back();
+    Work.pop_back();
+    Order.push_back(N);
+    for (auto It = N->Kids.rbegin(); It != N->Kids.rend(); ++It)
+      Work.push_back(It->get());
+  }
+  return Order;
 }
 
 std::string join(const std::vector<std::string> &L) {
@@ -69,7 +72,9 @@ int64_t llq::detail::chunksFor(int64_t N, unsigned Threads,
 KernelGen::KernelGen(const Node &Root, std::string Name, const Backend &B,
                      bool Checks)
     : Root(Root), Name(std::move(Name)), B(B) {
-  numberTree(Root, Index, nullptr);
+  std::vector<const Node *> Order = preorder(Root);
+  for (size_t I = 0; I < Order.size(); ++I)
+    Index.emplace(Order[I], unsigned(I));
   if (Checks)
     FaultParam = fault().substr(1);
 }
@@ -498,17 +503,7 @@ rt::Expected<std::shared_ptr<void>> Backend::scratch(size_t Bytes) {
 //===-- Launch ------------------------------------------------------------===//
 
 Launch::Launch(const Node &Root, const Kernel &K, Backend &B)
-    : Root(Root), K(K), B(B) {
-  // The preorder KernelGen numbered the tree in; only the order is needed.
-  std::vector<const Node *> Work{&Root};
-  while (!Work.empty()) {
-    const Node *N = Work.back();
-    Work.pop_back();
-    Nodes.push_back(N);
-    for (auto It = N->Kids.rbegin(); It != N->Kids.rend(); ++It)
-      Work.push_back(It->get());
-  }
-}
+    : Root(Root), K(K), B(B), Nodes(preorder(Root)) {}
 
 int64_t Launch::grain(int64_t HostGrain) const {
   return B.grain(K.Loops ? std::min<int64_t>(HostGrain, 16) : HostGrain);

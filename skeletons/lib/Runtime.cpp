@@ -88,6 +88,14 @@ std::string optionOrEnv(const std::optional<std::string> &Opt,
   return V ? V : "";
 }
 
+/// A switch: the option when it is set, else whether Var is 1 or on.
+bool switchOn(const std::optional<bool> &Opt, const char *Var) {
+  if (Opt)
+    return *Opt;
+  std::string V = optionOrEnv(std::nullopt, Var);
+  return V == "1" || V == "on";
+}
+
 } // namespace
 
 namespace llq::detail {
@@ -155,12 +163,8 @@ public:
         throw ArrayError("llquote: " + llvm::toString(Standard.takeError()));
       B = std::move(*Standard);
     }
-    std::string V = O.Verbose ? (*O.Verbose ? "1" : "0")
-                              : optionOrEnv(std::nullopt, "LLQ_VERBOSE");
-    Verbose = V == "1" || V == "on";
-    std::string C = O.Checks ? (*O.Checks ? "1" : "0")
-                             : optionOrEnv(std::nullopt, "LLQ_CHECKS");
-    Checks = C == "1" || C == "on";
+    Verbose = switchOn(O.Verbose, "LLQ_VERBOSE");
+    Checks = switchOn(O.Checks, "LLQ_CHECKS");
     DumpDir = optionOrEnv(O.DumpIR, "LLQ_DUMP_IR");
   }
 
@@ -190,7 +194,12 @@ public:
   size_t MaxKernels = 1024;
   std::string DumpDir;
   std::atomic<uint64_t> Built{0}, Hits{0}, Launches{0}, FromDisk{0},
-      Evicted{0}, Resident{0};
+      Evicted{0};
+  /// Kernels in memory now.
+  uint64_t resident() {
+    std::lock_guard<std::mutex> Lock(CacheLock);
+    return Cache.size();
+  }
 
 private:
   llvm::Expected<std::shared_ptr<rt::Array>>
@@ -220,6 +229,10 @@ private:
   llvm::Expected<std::shared_ptr<Node>> rootOf(const NodeRef &N);
   llvm::Error dump(const llvm::Module &M, const std::string &Name,
                    const KernelGen &G);
+  /// The module of G's root, as its skeleton writes it, with the division
+  /// checks of checked mode.
+  llvm::Expected<std::unique_ptr<llvm::Module>> generate(KernelGen &G,
+                                                         llvm::LLVMContext &Ctx);
 
   /// Removes least recently used kernels that no run holds until the
   /// cache is within MaxKernels (or nothing more can go). CacheLock held.
@@ -322,6 +335,14 @@ llvm::Error RuntimeImpl::dump(const llvm::Module &M, const std::string &Name,
   return llvm::Error::success();
 }
 
+llvm::Expected<std::unique_ptr<llvm::Module>>
+RuntimeImpl::generate(KernelGen &G, llvm::LLVMContext &Ctx) {
+  auto M = G.root().Skel->generate(G, Ctx);
+  if (M && G.checks())
+    addDivisionChecks(**M, G);
+  return M;
+}
+
 /// Whether one of the scalar functions of M that G named, or a function
 /// defined in M that one of them calls, has a loop.
 static bool functionsLoop(const llvm::Module &M, const KernelGen &G) {
@@ -370,14 +391,12 @@ RuntimeImpl::kernelFor(const Node &Root) {
                                  uint64_t(KeyHash()(Key)));
   KernelGen G(Root, Name, *B, Checks);
   auto Ctx = std::make_unique<llvm::LLVMContext>();
-  auto M = Root.Skel->generate(G, *Ctx);
+  auto M = generate(G, *Ctx);
   if (!M)
     return llvm::joinErrors(
         failure(fmt::format("{}: the {} skeleton did not instantiate:",
                             Root.Name, Root.Skel->name())),
         M.takeError());
-  if (Checks)
-    addDivisionChecks(**M, G);
   if (llvm::Error E = dump(**M, Name, G))
     return std::move(E);
   auto K = std::make_shared<Kernel>();
@@ -403,7 +422,6 @@ RuntimeImpl::kernelFor(const Node &Root) {
   Added->second.Use = Recent.begin();
   // The new kernel is held by the caller, so it is never the one to go.
   evict();
-  Resident = Cache.size();
   return std::shared_ptr<const Kernel>(K);
 }
 
@@ -503,11 +521,9 @@ llvm::Expected<std::string> RuntimeImpl::kernelCode(const NodeRef &N,
     return Root.takeError();
   KernelGen G(**Root, "kernel", *B, Checks);
   llvm::LLVMContext Ctx;
-  auto M = (*Root)->Skel->generate(G, Ctx);
+  auto M = generate(G, Ctx);
   if (!M)
     return M.takeError();
-  if (Checks)
-    addDivisionChecks(**M, G);
   if (PTX)
     return B->targetCode(**M, G);
   if (llvm::Error E = B->lower(**M, G, Optimized))
@@ -582,7 +598,7 @@ llvm::Expected<std::string> Runtime::kernelPTX(const Acc &A) {
 
 RuntimeStats Runtime::stats() const {
   return {P->Built.load(),    P->Hits.load(),     P->Launches.load(),
-          P->FromDisk.load(), P->Evicted.load(),  P->Resident.load(),
+          P->FromDisk.load(), P->Evicted.load(),  P->resident(),
           P->Pool ? uint64_t(P->Pool->reuses()) : 0};
 }
 BackendKind Runtime::backend() const { return P->B->kind(); }
