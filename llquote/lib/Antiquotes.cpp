@@ -62,6 +62,9 @@ std::string llq::describeBound(const Binding &B) {
   case Binding::Kind::List:
     OS << "a list of " << B.list().size();
     break;
+  case Binding::Kind::Invalid:
+    OS << "an invalid value";
+    break;
   }
   return S;
 }

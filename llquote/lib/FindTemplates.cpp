@@ -38,6 +38,8 @@ static std::optional<Granularity> templateMacro(StringRef Name) {
       .Case("LLQ_TERMINATOR", Granularity::Terminator)
       .Case("LLQ_TYPE", Granularity::Type)
       .Case("LLQ_OPERAND", Granularity::Operand)
+      .Case("LLQ_HYGIENIC_INSTRS", Granularity::Instructions)
+      .Case("LLQ_HYGIENIC_BLOCKS", Granularity::Blocks)
       .Default(std::nullopt);
 }
 
@@ -392,6 +394,7 @@ Error TemplateScanner::scanTemplate(size_t MacroOffset, size_t AfterName,
   Site.TextOffset = Raw->TextBegin;
   Site.Text = Src.slice(Raw->TextBegin, Raw->TextEnd);
   Site.Kind = G;
+  Site.Hygienic = Macro.starts_with("LLQ_HYGIENIC_");
   lineAndColumn(Site.TextOffset, Site.Line, Site.Column);
   Sites.push_back(Site);
 

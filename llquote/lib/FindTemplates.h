@@ -36,6 +36,7 @@ struct TemplateSite {
   unsigned Line, Column; ///< 1-based line and column of TextOffset in the C++
                          ///< source; lines count '\n', columns count bytes
   Granularity Kind = Granularity::Module; ///< Which macro: LLQ_SKELETON, ...
+  bool Hygienic = false; ///< LLQ_HYGIENIC_INSTRS or LLQ_HYGIENIC_BLOCKS
 };
 
 /// A mistake in the C++ source that hides a template's text from the

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Splice.h"
+#include "Hygiene.h"
 #include "Tokens.h"
 #include "Parse.h"
 #include "PrintedType.h"
@@ -61,6 +62,7 @@ const char *Binding::describe() const {
     }
     return "a fragment";
   case Kind::Value: return "an llvm::Value of a function";
+  case Kind::Invalid: return "an invalid value";
   case Kind::List: return "a list";
   case Kind::Source: return "dialect text";
   }
@@ -136,7 +138,9 @@ bool fits(AntiquoteKind K, Granularity G) {
 
 class Splicer {
 public:
-  Splicer(const SourceMgr &SM, unsigned BufferID) : SM(SM), BufferID(BufferID) {}
+  Splicer(const SourceMgr &SM, unsigned BufferID,
+          std::vector<std::string> *Inherited)
+      : SM(SM), BufferID(BufferID), Inherited(Inherited) {}
   Expected<std::string> render(const AntiquoteSite &Site, const Binding &B);
 
 private:
@@ -153,9 +157,20 @@ private:
                              StringRef Separator, const char *Wanted);
   Expected<std::string> args(const AntiquoteSite &Site, const Binding &B,
                              int Index = -1);
+  /// A fragment's text as this splice places it: a hygienic fragment's
+  /// own names renamed apart, its exports kept.
+  std::string fragmentText(const Binding &B) {
+    if (!B.hygienic())
+      return B.text();
+    if (Inherited)
+      Inherited->insert(Inherited->end(), B.exports().begin(),
+                        B.exports().end());
+    return reidPlaceholders(B.text(), B.exports());
+  }
 
   const SourceMgr &SM;
   unsigned BufferID;
+  std::vector<std::string> *Inherited;
 };
 } // namespace
 
@@ -208,7 +223,9 @@ Expected<std::string> Splicer::text(const AntiquoteSite &Site, const Binding &B,
                                     StringRef Separator, const char *Wanted) {
   if (B.kind() == Binding::Kind::Fragment && !fits(Site.Kind, B.granularity()))
     return wrongKind(Site, B, Wanted);
-  if (B.kind() == Binding::Kind::Fragment || B.kind() == Binding::Kind::Name)
+  if (B.kind() == Binding::Kind::Fragment)
+    return fragmentText(B);
+  if (B.kind() == Binding::Kind::Name)
     return B.text();
   if (B.kind() != Binding::Kind::List || Separator.empty())
     return wrongKind(Site, B, Wanted);
@@ -238,7 +255,9 @@ Expected<std::string> Splicer::args(const AntiquoteSite &Site, const Binding &B,
   }
   if (B.kind() == Binding::Kind::Fragment && !fits(Site.Kind, B.granularity()))
     return wrongKind(Site, B, Wanted);
-  if (B.kind() == Binding::Kind::Name || B.kind() == Binding::Kind::Fragment)
+  if (B.kind() == Binding::Kind::Fragment)
+    return fragmentText(B);
+  if (B.kind() == Binding::Kind::Name)
     return B.text();
   if (B.kind() != Binding::Kind::List || Index >= 0)
     return wrongKind(Site, B, Wanted);
@@ -279,6 +298,11 @@ Expected<std::string> Splicer::render(const AntiquoteSite &Site,
                                       const Binding &B) {
   if (B.kind() == Binding::Kind::Source)
     return renderSource(Site.Kind, B.text());
+  if (B.kind() == Binding::Kind::Invalid)
+    return makeError(SM, locAt(SM, BufferID, Site.Range.Begin), B.text());
+  for (const Binding &E : B.list())
+    if (E.kind() == Binding::Kind::Invalid)
+      return makeError(SM, locAt(SM, BufferID, Site.Range.Begin), E.text());
   switch (Site.Kind) {
   case AntiquoteKind::DataLayout:
     if (B.kind() == Binding::Kind::DataLayout || B.kind() == Binding::Kind::Name)
@@ -367,10 +391,14 @@ Expected<LoweredText>
 llq::spliceAntiquotes(StringRef Source, const std::vector<AntiquoteSite> &Sites,
                       const Bindings &Bound, const StringMap<uint32_t> &Names,
                       const SourceMgr &SM, unsigned BufferID,
-                      std::vector<SplicedSource> *FromFiles) {
-  Splicer S(SM, BufferID);
-  LoweredTextBuilder Out(Source);
-  uint32_t Pos = 0;
+                      std::vector<SplicedSource> *FromFiles,
+                      FragmentSplice *AsFragment) {
+  Splicer S(SM, BufferID, AsFragment ? &AsFragment->Inherited : nullptr);
+  // Every binding's text first: a final splice names the placeholders in
+  // them apart from every other name of the whole text.
+  std::vector<std::string> Texts;
+  Texts.reserve(Sites.size());
+  bool AnyPlaceholder = false;
   for (const AntiquoteSite &Site : Sites) {
     auto It = Bound.find(Site.Name);
     if (It == Bound.end())
@@ -383,7 +411,42 @@ llq::spliceAntiquotes(StringRef Source, const std::vector<AntiquoteSite> &Sites,
     Expected<std::string> Text = S.render(Site, It->second);
     if (!Text)
       return Text.takeError();
-    Out.copy(Pos, Site.Range.Begin);
+    AnyPlaceholder |= StringRef(*Text).contains("#h");
+    Texts.push_back(std::move(*Text));
+  }
+  std::optional<ReadableNames> Readable;
+  if (!AsFragment && AnyPlaceholder) {
+    StringSet<> Taken;
+    for (const auto &Name : Names)
+      Taken.insert(Name.getKey());
+    for (const std::string &T : Texts)
+      collectTokenNames(T, Taken);
+    Readable.emplace(std::move(Taken));
+  }
+  LoweredTextBuilder Out(Source);
+  // The template's own text from Pos to End, its own names renamed.
+  size_t NextOwn = 0;
+  auto CopyOwn = [&](uint32_t Pos, uint32_t End) {
+    if (AsFragment)
+      for (; NextOwn < AsFragment->Own.size() &&
+             AsFragment->Own[NextOwn].first.Begin < End;
+           ++NextOwn) {
+        const auto &[Range, Text] = AsFragment->Own[NextOwn];
+        if (Range.Begin < Pos)
+          continue;
+        Out.copy(Pos, Range.Begin);
+        Out.emit(Text, Range.Begin);
+        Pos = Range.End;
+      }
+    Out.copy(Pos, End);
+  };
+  uint32_t Pos = 0;
+  for (size_t I = 0; I < Sites.size(); ++I) {
+    const AntiquoteSite &Site = Sites[I];
+    std::string &Text = Texts[I];
+    if (Readable)
+      Text = Readable->rename(Text);
+    CopyOwn(Pos, Site.Range.Begin);
     // Fragments stand on lines of their own, so a block or definition in one
     // never runs into the template's next token.
     bool Multiline = Site.Kind == AntiquoteKind::Def ||
@@ -392,17 +455,16 @@ llq::spliceAntiquotes(StringRef Source, const std::vector<AntiquoteSite> &Sites,
                      Site.Kind == AntiquoteKind::BBs ||
                      Site.Kind == AntiquoteKind::Instr ||
                      Site.Kind == AntiquoteKind::Instrs;
-    const Binding &B = It->second;
+    const Binding &B = Bound.find(Site.Name)->second;
     if (FromFiles && B.kind() == Binding::Kind::Source &&
-        !B.origin().empty() && *Text == B.text()) {
+        !B.origin().empty() && Text == B.text()) {
       uint32_t Begin = Out.size() + (Multiline ? 1 : 0);
-      FromFiles->push_back({Begin, Begin + static_cast<uint32_t>(Text->size()),
+      FromFiles->push_back({Begin, Begin + static_cast<uint32_t>(Text.size()),
                             static_cast<size_t>(&Site - Sites.data())});
     }
-    Out.emit(Multiline ? "\n" + *Text + "\n" : *Text, Site.Range.Begin);
+    Out.emit(Multiline ? "\n" + Text + "\n" : Text, Site.Range.Begin);
     Pos = Site.Range.End;
   }
-  Out.copy(Pos, static_cast<uint32_t>(Source.size()));
+  CopyOwn(Pos, static_cast<uint32_t>(Source.size()));
   return Out.take();
 }
-

@@ -7,6 +7,9 @@
 // result is dialect text, parsed and lowered like any other, so a spliced
 // fragment may use control structures and reassign variables.
 //
+// A hygienic fragment's own names are renamed apart at each splice, all but
+// its exports (Hygiene.h); a final splice gives placeholders readable names.
+//
 // Errors, at the antiquote: no binding of that name; a binding of a kind the
 // antiquote does not take (with what was expected and what was given); a
 // fragment that defines a name the template uses without listing it among
@@ -36,11 +39,24 @@ struct SplicedSource {
   size_t Site;
 };
 
+/// How a template that becomes a fragment (Template::fragment) is spliced.
+/// Without one, the splice is final: it makes the text that is read, and
+/// the placeholders of hygienic fragments (Hygiene.h) get readable names.
+struct FragmentSplice {
+  /// For a hygienic template: where its own names stand in Source (each a
+  /// token's range) and the placeholder each becomes.
+  std::vector<std::pair<SrcRange, std::string>> Own;
+  /// Filled by the splice: the exports of the hygienic fragments spliced,
+  /// which the new fragment keeps too.
+  std::vector<std::string> Inherited;
+};
+
 llvm::Expected<LoweredText>
 spliceAntiquotes(llvm::StringRef Source, const std::vector<AntiquoteSite> &Sites,
                  const Bindings &Bound, const llvm::StringMap<uint32_t> &Names,
                  const llvm::SourceMgr &SM, unsigned BufferID,
-                 std::vector<SplicedSource> *FromFiles = nullptr);
+                 std::vector<SplicedSource> *FromFiles = nullptr,
+                 FragmentSplice *AsFragment = nullptr);
 
 /// The text a binding of a value gives antiquote kind \p K (`$const` or
 /// `$opr`), as spliceAntiquotes splices it, or nothing for a binding that

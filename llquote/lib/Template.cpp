@@ -39,11 +39,13 @@
 #include "Assemble.h"
 #include "FindTemplates.h"
 #include "Flatten.h"
+#include "Hygiene.h"
 #include "InternalNames.h"
 #include "Parse.h"
 #include "PrintedType.h"
 #include "Replay.h"
 #include "Splice.h"
+#include "Tokens.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Instructions.h"
@@ -162,6 +164,8 @@ struct Template::Impl {
   std::string Text, File;
   unsigned Line, Column;
   Granularity G;
+  /// An LLQ_HYGIENIC_ template: its names are its own (Hygiene.h).
+  bool Hygienic = false;
   std::once_flag Parsed;
   std::optional<std::vector<SMDiagnostic>> ParseError;
   // What the template's own text says, found by the first parse.
@@ -169,6 +173,9 @@ struct Template::Impl {
   StringMap<uint32_t> Names;           ///< Local names, first occurrence.
   StringMap<unsigned> Defs;            ///< Local names defined, how often.
   StringMap<uint32_t> Uses;            ///< Local names read, first read.
+  /// A hygienic template's own names where its text writes them: each
+  /// token's range and whether it is a label definition (`name:`).
+  std::vector<std::pair<SrcRange, bool>> OwnTokens;
   /// Whether the text ends in a terminator, in emitted templates.
   bool EndsInTerminator = false;
   /// A block template's first label, if it starts with one.
@@ -265,8 +272,10 @@ struct Template::Impl {
   Error checkShape(const SyntaxTree &Tree, size_t Begin);
   void collectNames(const SyntaxTree &Tree, size_t Begin);
   Error checkBindings(const Bindings &Bound, bool ValuesAllowed) const;
+  Error checkHygiene();
   Expected<LoweredText> splice(const Bindings &Bound, SourceMgr &SM,
-                               unsigned TID) const;
+                               unsigned TID,
+                               FragmentSplice *AsFragment = nullptr) const;
 };
 
 Error Template::Impl::parse() {
@@ -285,6 +294,35 @@ Error Template::Impl::parse() {
     Sites.push_back(std::move(Site));
   }
   collectNames(Tree, W.Begin);
+  if (Hygienic)
+    return checkHygiene();
+  return Error::success();
+}
+
+/// A hygienic template reads only what it defines: everything else comes
+/// through its antiquotes. Its own names are then found by the lexer.
+Error Template::Impl::checkHygiene() {
+  std::vector<std::pair<uint32_t, std::string>> Free;
+  for (const auto &U : Uses)
+    if (!Defs.count(U.getKey()))
+      Free.push_back({U.second, U.getKey().str()});
+  if (!Free.empty()) {
+    auto [At, Name] = *std::min_element(Free.begin(), Free.end());
+    bool CName = !Name.empty() && !isDigit(Name[0]) &&
+                 all_of(Name, [](char C) { return isAlnum(C) || C == '_'; });
+    return errorAt(At, "the hygienic fragment reads '%" + Name +
+                           "', which it neither defines nor is given; pass "
+                           "the value in through an antiquote ($opr:" +
+                           (CName ? Name : std::string("name")) +
+                           ", or $label: for a block)");
+  }
+  for (const Token &T : lexTokens(Text)) {
+    if (T.Class != Token::LocalName && T.Class != Token::Label)
+      continue;
+    if (Defs.count(nameOfToken(
+            StringRef(Text).slice(T.Range.Begin, T.Range.End))))
+      OwnTokens.push_back({T.Range, T.Class == Token::Label});
+  }
   return Error::success();
 }
 
@@ -419,24 +457,25 @@ Error Template::Impl::checkBindings(const Bindings &Bound,
 /// The template's text with \p Bound spliced in, mapped to the template;
 /// errors are at the C++ file.
 Expected<LoweredText> Template::Impl::splice(const Bindings &Bound,
-                                             SourceMgr &SM,
-                                             unsigned TID) const {
-  if (Sites.empty()) {
+                                             SourceMgr &SM, unsigned TID,
+                                             FragmentSplice *AsFragment) const {
+  if (Sites.empty() && (!AsFragment || AsFragment->Own.empty())) {
     LoweredText L;
     L.Storage = Text;
     L.Map.addVerbatim(0, 0, static_cast<uint32_t>(Text.size()));
     return L;
   }
   Expected<LoweredText> L =
-      spliceAntiquotes(Text, Sites, Bound, Names, SM, TID);
+      spliceAntiquotes(Text, Sites, Bound, Names, SM, TID, nullptr, AsFragment);
   if (!L)
     return toCpp(L.takeError());
   return L;
 }
 
 Template::Template(StringRef Text, StringRef File, unsigned Line,
-                   unsigned Column, Granularity G)
+                   unsigned Column, Granularity G, bool Hygienic)
     : P(std::make_unique<Impl>()) {
+  P->Hygienic = Hygienic;
   P->Text = Text.str();
   P->File = File.str();
   P->Line = Line;
@@ -445,8 +484,10 @@ Template::Template(StringRef Text, StringRef File, unsigned Line,
 }
 
 Template::Template(StringRef Text, StringRef File, unsigned Line,
-                   MacroLine Which, Granularity G)
-    : Template(Text, File, macroStartLine(Line, Which, Text), 1, G) {}
+                   MacroLine Which, Granularity G, bool Hygienic)
+    : Template(Text, File, macroStartLine(Line, Which, Text), 1, G, Hygienic) {}
+
+bool Template::hygienic() const { return P->Hygienic; }
 
 unsigned Template::macroStartLine(unsigned Line, MacroLine Which,
                                   StringRef Text) {
@@ -618,11 +659,48 @@ Expected<Fragment> Template::fragment(const Bindings &Bound,
     return std::move(E);
   SourceMgr SM;
   unsigned ID = addBuffer(SM, P->Text, P->File);
-  Expected<LoweredText> Spliced = P->splice(Bound, SM, ID);
+  FragmentSplice AsFragment;
+  // A hygienic template's names become placeholders, new at each
+  // fragment(); Outputs are then the names it exports.
+  std::vector<std::pair<std::string, std::string>> Exports;
+  if (P->Hygienic) {
+    StringMap<std::string> Placeholder;
+    for (const auto &D : P->Defs)
+      Placeholder[D.getKey()] = freshPlaceholder(D.getKey());
+    for (const std::string &Name : Outputs) {
+      StringRef N = StringRef(Name);
+      N.consume_front("%");
+      auto It = Placeholder.find(N);
+      if (It == Placeholder.end())
+        return P->errorAt(0, "the fragment is to export '%" + N +
+                                 "', which it does not define");
+      Exports.push_back({N.str(), It->second});
+    }
+    for (const auto &[Range, IsLabel] : P->OwnTokens) {
+      std::string Name = nameOfToken(
+          StringRef(P->Text).slice(Range.Begin, Range.End));
+      std::string New = asmName(Placeholder[Name]);
+      AsFragment.Own.push_back(
+          {Range, IsLabel ? New + ":" : "%" + New});
+    }
+    // What it assigns of the code around it is what it is given by $id:.
+    Outputs.clear();
+    for (const AntiquoteSite &Site : P->Sites)
+      if (Site.Kind == AntiquoteKind::Id)
+        if (const Binding &B = Bound.find(Site.Name)->second;
+            B.kind() == Binding::Kind::Name &&
+            !is_contained(Outputs, StringRef(B.text()).ltrim('%')))
+          Outputs.push_back(StringRef(B.text()).ltrim('%').str());
+  }
+  Expected<LoweredText> Spliced = P->splice(Bound, SM, ID, &AsFragment);
   if (!Spliced)
     return Spliced.takeError();
   Fragment F(Spliced->text().str(), std::move(Outputs),
              P->File + ":" + std::to_string(P->Line), P->G);
+  F.Hygienic = P->Hygienic;
+  F.Exports = std::move(Exports);
+  for (std::string &Kept : AsFragment.Inherited)
+    F.Exports.push_back({"", std::move(Kept)});
   if (P->G == Granularity::Operand) {
     // The operand without its type, for $opr: the value of the one typed
     // operand, found by reading the spliced text.
@@ -947,7 +1025,8 @@ Error llq::checkTemplatesInCpp(StringRef CppSource, StringRef FileName) {
   }
   Error All = Error::success();
   for (const TemplateSite &Site : *Sites) {
-    Template T(Site.Text, FileName, Site.Line, Site.Column, Site.Kind);
+    Template T(Site.Text, FileName, Site.Line, Site.Column, Site.Kind,
+               Site.Hygienic);
     Error E = T.check();
     if (!E)
       continue;

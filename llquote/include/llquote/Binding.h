@@ -49,12 +49,20 @@ enum class Granularity : uint8_t {
 /// The granularity's name, for diagnostics ("an instruction template").
 const char *describe(Granularity G);
 
+class Binding;
+
 /// A piece of dialect text to splice: instructions, blocks or definitions.
 /// It may use control structures and reassign variables: SSA form is built
 /// after splicing. It reads the template's variables by name. It may assign
 /// only the template variables listed in Outputs: defining any other name
 /// that the template also uses is an error, so a fragment never captures a
 /// template variable by accident (see docs/Antiquotes.md).
+///
+/// A hygienic fragment (of an LLQ_HYGIENIC_INSTRS or LLQ_HYGIENIC_BLOCKS
+/// template) reads nothing by name: what it reads comes through its
+/// antiquotes. Its own names are renamed apart at each splice, so it may be
+/// spliced any number of times into one function, and the values it
+/// exports are reached through value(), never through a name.
 struct Fragment {
   std::string Text;
   std::vector<std::string> Outputs; ///< Template variables it assigns.
@@ -64,6 +72,20 @@ struct Fragment {
   Granularity Kind = Granularity::Text;
   /// For an operand fragment: the operand without its type, for $opr.
   std::string Untyped;
+  /// Whether its names are its own (see above).
+  bool Hygienic = false;
+  /// A hygienic fragment's exports: each name as its template writes it,
+  /// and the name it has in Text. Exports of the hygienic fragments
+  /// spliced into it follow, with the first empty: a splice renames every
+  /// name of the fragment apart except these.
+  std::vector<std::pair<std::string, std::string>> Exports;
+
+  /// The value the fragment exports as \p Name (written without '%'), for
+  /// an `$opr:` antiquote of the code that follows its splice. A name the
+  /// fragment does not export gives a binding that is an error where it
+  /// is spliced.
+  Binding value(llvm::StringRef Name) const;
+
   explicit Fragment(std::string Text, std::vector<std::string> Outputs = {},
                     std::string Origin = "",
                     Granularity Kind = Granularity::Text)
@@ -74,7 +96,7 @@ struct Fragment {
 class Binding {
 public:
   enum class Kind { Type, Constant, Integer, Float, Bool, Name, DataLayout,
-                    Triple, Fragment, List, Source, Value };
+                    Triple, Fragment, List, Source, Value, Invalid };
 
   Binding(llvm::Type *T) : K(Kind::Type), Ty(T) {}
   Binding(llvm::Constant *C) : K(Kind::Constant), C(C) {}
@@ -103,7 +125,11 @@ public:
   Binding(const llvm::Triple &T) : K(Kind::Triple), Text(T.str()) {}
   Binding(Fragment F) : K(Kind::Fragment), Text(std::move(F.Text)),
                         Origin(std::move(F.Origin)), Outputs(std::move(F.Outputs)),
-                        Gran(F.Kind), Untyped(std::move(F.Untyped)) {}
+                        Gran(F.Kind), Untyped(std::move(F.Untyped)),
+                        Hygienic(F.Hygienic) {
+    for (auto &E : F.Exports)
+      Exports.push_back(std::move(E.second));
+  }
   Binding(std::vector<Binding> L) : K(Kind::List), List(std::move(L)) {}
   template <typename T>
   Binding(const std::vector<T> &L) : K(Kind::List) {
@@ -119,6 +145,15 @@ public:
   static Binding source(std::string Text, std::string Origin = "") {
     Binding B{Fragment(std::move(Text), {}, std::move(Origin))};
     B.K = Kind::Source;
+    return B;
+  }
+
+  /// A binding that is an error wherever it is spliced: \p Message says
+  /// why (Fragment::value of a name the fragment does not export).
+  static Binding invalid(std::string Message) {
+    Binding B{std::string()};
+    B.K = Kind::Invalid;
+    B.Text = std::move(Message);
     return B;
   }
 
@@ -139,6 +174,10 @@ public:
   const std::string &text() const { return Text; }
   const std::string &origin() const { return Origin; }
   const std::vector<std::string> &outputs() const { return Outputs; }
+  /// Whether a fragment is hygienic, and the names in its text that a
+  /// splice keeps (its exports and those of its hygienic parts).
+  bool hygienic() const { return Hygienic; }
+  const std::vector<std::string> &exports() const { return Exports; }
   const std::vector<Binding> &list() const { return List; }
 
 private:
@@ -153,8 +192,27 @@ private:
   llvm::APFloat FP{0.0};
   std::string Text, Origin;
   std::vector<std::string> Outputs;
+  bool Hygienic = false;
+  std::vector<std::string> Exports;
   std::vector<Binding> List;
 };
+
+inline Binding Fragment::value(llvm::StringRef Name) const {
+  Name.consume_front("%");
+  for (const auto &[Written, Spliced] : Exports)
+    if (!Written.empty() && Written == Name)
+      return Binding(Spliced);
+  std::string Known;
+  for (const auto &[Written, Spliced] : Exports)
+    if (!Written.empty())
+      Known += (Known.empty() ? "'%" : ", '%") + Written + "'";
+  return Binding::invalid(
+      "the fragment" + (Origin.empty() ? std::string() : " of " + Origin) +
+      " exports no '%" + Name.str() + "' (" +
+      (Known.empty() ? std::string("it exports nothing")
+                     : "it exports " + Known) +
+      "); list it among the names fragment() exports");
+}
 
 /// A Fragment that remembers the C++ file and line it is written on, for the
 /// note that goes with an error in it:

@@ -85,9 +85,12 @@ struct Emitted {
 class Template {
 public:
   /// \p Line and \p Column (1-based) are where \p Text starts in \p File.
+  /// With \p Hygienic, the template's names are its own: it reads only
+  /// what its antiquotes give it (an error of check() otherwise), and as
+  /// a fragment its names are renamed apart at each splice.
   Template(llvm::StringRef Text, llvm::StringRef File = "<template>",
            unsigned Line = 1, unsigned Column = 1,
-           Granularity G = Granularity::Module);
+           Granularity G = Granularity::Module, bool Hygienic = false);
   /// Which line of a macro call spanning several lines __LINE__ names:
   /// GCC gives the first, Clang the last (that of the closing parenthesis).
   enum class MacroLine { First, Last };
@@ -97,12 +100,15 @@ public:
                                  llvm::StringRef Text);
   /// For the LLQ_ macros: \p Line is __LINE__ of the macro call.
   Template(llvm::StringRef Text, llvm::StringRef File, unsigned Line,
-           MacroLine Which, Granularity G = Granularity::Module);
+           MacroLine Which, Granularity G = Granularity::Module,
+           bool Hygienic = false);
   ~Template();
   Template(const Template &) = delete;
   Template &operator=(const Template &) = delete;
 
   Granularity granularity() const;
+  /// Whether it is an LLQ_HYGIENIC_ template.
+  bool hygienic() const;
 
   /// Module templates: a new verified module.
   llvm::Expected<std::unique_ptr<llvm::Module>>
@@ -147,6 +153,9 @@ public:
   /// granularity, to bind to an antiquote of another template: instructions
   /// and terminators to $instr(s), blocks to $bb(s), definitions and globals
   /// to $def(s), types to $type, operands to $opr (untyped) and $args.
+  /// \p Outputs are the template variables it assigns; for a hygienic
+  /// template, the names it exports (Fragment::value), and it assigns the
+  /// names its $id: antiquotes are given.
   llvm::Expected<Fragment> fragment(const Bindings &Bound = {},
                                     std::vector<std::string> Outputs = {}) const;
 
@@ -182,10 +191,18 @@ llvm::Error checkTemplatesInCpp(llvm::StringRef CppSource,
 #define LLQ_TEMPLATE_(Text, G)                                                 \
   ::llq::Template((Text), __FILE__, __LINE__,                                  \
                   ::llq::Template::MacroLine::Last, ::llq::Granularity::G)
+#define LLQ_HYGIENIC_(Text, G)                                                 \
+  ::llq::Template((Text), __FILE__, __LINE__,                                  \
+                  ::llq::Template::MacroLine::Last, ::llq::Granularity::G,     \
+                  /*Hygienic=*/true)
 #else
 #define LLQ_TEMPLATE_(Text, G)                                                 \
   ::llq::Template((Text), __FILE__, __LINE__,                                  \
                   ::llq::Template::MacroLine::First, ::llq::Granularity::G)
+#define LLQ_HYGIENIC_(Text, G)                                                 \
+  ::llq::Template((Text), __FILE__, __LINE__,                                  \
+                  ::llq::Template::MacroLine::First, ::llq::Granularity::G,    \
+                  /*Hygienic=*/true)
 #endif
 #define LLQ_SKELETON(Text) LLQ_TEMPLATE_(Text, Module)
 #define LLQ_DEFINITIONS(Text) LLQ_TEMPLATE_(Text, Definitions)
@@ -195,5 +212,9 @@ llvm::Error checkTemplatesInCpp(llvm::StringRef CppSource,
 #define LLQ_TERMINATOR(Text) LLQ_TEMPLATE_(Text, Terminator)
 #define LLQ_TYPE(Text) LLQ_TEMPLATE_(Text, Type)
 #define LLQ_OPERAND(Text) LLQ_TEMPLATE_(Text, Operand)
+/// Hygienic fragments (docs/Antiquotes.md): instructions or blocks whose
+/// names are their own, spliced any number of times into one function.
+#define LLQ_HYGIENIC_INSTRS(Text) LLQ_HYGIENIC_(Text, Instructions)
+#define LLQ_HYGIENIC_BLOCKS(Text) LLQ_HYGIENIC_(Text, Blocks)
 
 #endif // LLQUOTE_TEMPLATE_H
