@@ -65,6 +65,9 @@ std::string llq::describeBound(const Binding &B) {
   case Binding::Kind::Invalid:
     OS << "an invalid value";
     break;
+  case Binding::Kind::Param:
+    OS << "the parameter '%" << B.text() << "'";
+    break;
   }
   return S;
 }

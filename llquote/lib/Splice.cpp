@@ -63,6 +63,7 @@ const char *Binding::describe() const {
     return "a fragment";
   case Kind::Value: return "an llvm::Value of a function";
   case Kind::Invalid: return "an invalid value";
+  case Kind::Param: return "a parameter";
   case Kind::List: return "a list";
   case Kind::Source: return "dialect text";
   }
@@ -227,6 +228,13 @@ Expected<std::string> Splicer::text(const AntiquoteSite &Site, const Binding &B,
     return fragmentText(B);
   if (B.kind() == Binding::Kind::Name)
     return B.text();
+  if (B.kind() == Binding::Kind::Param &&
+      (Site.Kind == AntiquoteKind::Param || Site.Kind == AntiquoteKind::Params)) {
+    std::string S = printed(B.type());
+    for (const std::string &A : B.outputs())
+      S += " " + A;
+    return S + " %" + asmName(B.text());
+  }
   if (B.kind() != Binding::Kind::List || Separator.empty())
     return wrongKind(Site, B, Wanted);
   std::string S;
@@ -348,9 +356,11 @@ Expected<std::string> Splicer::render(const AntiquoteSite &Site,
   case AntiquoteKind::Instrs:
     return text(Site, B, "\n", "fragments or their text, or a list of them");
   case AntiquoteKind::Param:
-    return text(Site, B, "", "a parameter's text, e.g. \"i32 %x\"");
+    return text(Site, B, "",
+                "a Binding::param or a parameter's text, e.g. \"i32 %x\"");
   case AntiquoteKind::Params:
-    return text(Site, B, ", ", "parameters' text, or a list of them");
+    return text(Site, B, ", ",
+                "Binding::params or parameters' text, or a list of them");
   case AntiquoteKind::Args:
     return args(Site, B);
   }
@@ -359,6 +369,8 @@ Expected<std::string> Splicer::render(const AntiquoteSite &Site,
 
 /// A fragment may define a name the template also uses only if it lists
 /// the name as an output: anything else would capture a template variable.
+/// Definitions ($def:, $defs:) are functions of their own: their local
+/// names are never the template's.
 static Error checkCapture(const AntiquoteSite &Site, const Binding &B,
                           const StringMap<uint32_t> &Names, const SourceMgr &SM,
                           unsigned BufferID) {
@@ -369,6 +381,9 @@ static Error checkCapture(const AntiquoteSite &Site, const Binding &B,
     return Error::success();
   }
   if (B.kind() != Binding::Kind::Fragment)
+    return Error::success();
+  // Definitions have functions of their own, whose names are their own.
+  if (Site.Kind == AntiquoteKind::Def || Site.Kind == AntiquoteKind::Defs)
     return Error::success();
   for (const std::string &Name : definedNames(B.text())) {
     auto It = Names.find(Name);

@@ -139,7 +139,7 @@ llvm::StringRef llq::whereAntiquoteStands(AntiquoteKind K) {
   case AntiquoteKind::Instrs: return "where an instruction or a block may";
   case AntiquoteKind::Type: return "where a type may";
   case AntiquoteKind::Opr:
-  case AntiquoteKind::Const: return "where a value or an aggregate index may";
+  case AntiquoteKind::Const: return "where a value, an aggregate index or an alignment may";
   case AntiquoteKind::Id: return "where a local name may";
   case AntiquoteKind::GId: return "where a global name may";
   case AntiquoteKind::Param:

@@ -21,17 +21,16 @@ $defs:fns
 
 define internal void @body.rows(i64 %lo, i64 %hi, $params:params) alwaysinline {
 entry:
-  $instrs:setup
+  %n = i64 $opr:n
   for i64 %row in %lo to %hi {
-    $instrs:outer
     %sum = float 0.0
     for i64 %j in 0 to %n {
       $instrs:elem
-      %sum = fadd float %sum, %x
+      %sum = fadd float %sum, $opr:x
     }
     for i64 %j in 0 to %n {
       $instrs:elem
-      %y = fdiv float %x, %sum
+      %y = fdiv float $opr:x, %sum
       $instrs:store
     }
   }
@@ -48,15 +47,17 @@ public:
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
     const Node &N = G.root(), &A = *N.Kids[0];
-    // Row %row of a rank-2 input is (%row, %j).
-    std::string Setup = "  %n = i64 " + G.extent(A, 1) + "\n";
-    std::string Elem, Store;
-    Elem += "  %x = float " + G.elemMulti(A, {"%row", "%j"}, Elem) + "\n";
-    std::string Out;
-    std::string L = G.linearOf(N, {"%row", "%j"}, Store);
-    G.store(N.Type, G.outBuffers(0, N.Type), "%y", L, Store);
+    // The element (%row, %j) of the input, with its producers fused: the
+    // code computing it, and the value it leaves.
+    Code Elem, Store;
+    Operand X = G.elemMulti(A, {"row", "j"}, Elem);
+    // %y stored at (%row, %j) of the output.
+    Operand L = G.linearOf(N, {"row", "j"}, Store);
+    G.store(N.Type, G.outBuffers(0, N.Type), "y", L, Store);
     return G.instantiate(RowsSkeleton,
-                         {{"setup", Setup}, {"outer", ""}, {"elem", Elem},
+                         {{"n", G.extent(A, 1)},
+                          {"elem", Elem},
+                          {"x", X},
                           {"store", Store}},
                          {"rows"}, Ctx);
   }

@@ -12,8 +12,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/skeletons/Skeleton.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
@@ -33,6 +37,101 @@ entry:
   ret void
 })");
 
+/// Slot K of the argument block into the parameter slot names; a bool
+/// travels as a byte.
+const Template UnpackSlot = LLQ_HYGIENIC_INSTRS(R"(
+  %p = getelementptr i64, ptr $opr:args, i64 $const:k
+  $id:slot = load $type:t, ptr %p
+)");
+const Template UnpackBool = LLQ_HYGIENIC_INSTRS(R"(
+  %p = getelementptr i64, ptr $opr:args, i64 $const:k
+  %b = load i8, ptr %p
+  $id:slot = trunc i8 %b to i1
+)");
+
+/// A typed operand, for the arguments of a call.
+const Template TypedArg = LLQ_OPERAND(R"($type:t $opr:v)");
+
+const Template CallFn = LLQ_HYGIENIC_INSTRS(R"(
+  %r = call $type:rt $gid:f($args:args)
+)");
+
+/// One field of an element in memory, and into the tuple being built.
+const Template LoadField = LLQ_HYGIENIC_INSTRS(R"(
+  %p = getelementptr $type:mem, ptr $opr:buf, i64 $opr:ix
+  %v = load $type:mem, ptr %p
+)");
+const Template LoadBool = LLQ_HYGIENIC_INSTRS(R"(
+  %p = getelementptr i8, ptr $opr:buf, i64 $opr:ix
+  %b = load i8, ptr %p
+  %v = trunc i8 %b to i1
+)");
+const Template InsertField = LLQ_HYGIENIC_INSTRS(R"(
+  %agg = insertvalue $type:tuple $opr:into, $type:t $opr:v, $const:f
+)");
+const Template ExtractField = LLQ_HYGIENIC_INSTRS(R"(
+  %v = extractvalue $type:tuple $opr:agg, $const:f
+)");
+const Template StoreField = LLQ_HYGIENIC_INSTRS(R"(
+  %p = getelementptr $type:mem, ptr $opr:buf, i64 $opr:ix
+  store $type:mem $opr:v, ptr %p
+)");
+const Template StoreBool = LLQ_HYGIENIC_INSTRS(R"(
+  %z = zext i1 $opr:v to i8
+  %p = getelementptr i8, ptr $opr:buf, i64 $opr:ix
+  store i8 %z, ptr %p
+)");
+
+/// Index arithmetic: one step of a row-major position, and of its reverse.
+const Template LinearStep = LLQ_HYGIENIC_INSTRS(R"(
+  %m = mul i64 $opr:l, $opr:extent
+  %l = add i64 %m, $opr:ix
+)");
+const Template MultiStep = LLQ_HYGIENIC_INSTRS(R"(
+  %i = srem i64 $opr:q, $opr:extent
+  %q = sdiv i64 $opr:q, $opr:extent
+)");
+
+/// enumFromN's element at position L.
+const Template EnumFloat = LLQ_HYGIENIC_INSTRS(R"(
+  %v = sitofp i64 $opr:l to $type:t
+  %e = fadd $type:t $opr:start, %v
+)");
+const Template EnumInt = LLQ_HYGIENIC_INSTRS(R"(
+  %v = trunc i64 $opr:l to $type:t
+  %e = add $type:t $opr:start, %v
+)");
+const Template EnumI64 = LLQ_HYGIENIC_INSTRS(R"(
+  %e = add i64 $opr:start, $opr:l
+)");
+
+/// Whether index Ix lies in [0, Extent), and so far.
+const Template InBounds = LLQ_HYGIENIC_INSTRS(R"(
+  %in = icmp ult i64 $opr:ix, $opr:extent
+  %ok = and i1 $opr:sofar, %in
+)");
+/// A source's element read only at an index inside it; otherwise the
+/// node's number goes to the fault word, and the element is zero.
+const Template GuardedRead = LLQ_HYGIENIC_INSTRS(R"(
+  %v = $type:t zeroinitializer
+  if $opr:ok {
+    $instrs:read
+    %v = $type:t $opr:x
+  } else {
+    store atomic i64 $const:node, ptr $opr:fault monotonic, align 8
+  }
+)");
+/// A variable of the skeleton's template set to a value.
+const Template AssignVar = LLQ_HYGIENIC_INSTRS(R"(
+  $id:var = $type:t $opr:v
+)");
+
+/// reverse: position n - 1 - i.
+const Template Reversed = LLQ_HYGIENIC_INSTRS(R"(
+  %last = sub i64 $opr:extent, 1
+  %rv = sub i64 %last, $opr:ix
+)");
+
 /// The nodes of the tree under Root in preorder, the numbering KernelGen
 /// gives the slots and Launch fills them in. The tree is a true tree
 /// (Runtime copies shared producers apart), so every node has one position.
@@ -46,10 +145,6 @@ std::vector<const Node *> preorder(const Node &Root) {
       Work.push_back(It->get());
   }
   return Order;
-}
-
-std::string join(const std::vector<std::string> &L) {
-  return fmt::format("{}", fmt::join(L, ", "));
 }
 
 } // namespace
@@ -70,13 +165,13 @@ int64_t llq::detail::chunksFor(int64_t N, unsigned Threads,
 //===-- KernelGen ---------------------------------------------------------===//
 
 KernelGen::KernelGen(const Node &Root, std::string Name, const Backend &B,
-                     bool Checks)
-    : Root(Root), Name(std::move(Name)), B(B) {
+                     llvm::LLVMContext &Ctx, bool Checks)
+    : Root(Root), Name(std::move(Name)), B(B), Ctx(Ctx) {
   std::vector<const Node *> Order = preorder(Root);
   for (size_t I = 0; I < Order.size(); ++I)
     Index.emplace(Order[I], unsigned(I));
   if (Checks)
-    FaultParam = fault().substr(1);
+    FaultParam = fault().text();
 }
 
 std::vector<uint64_t> KernelGen::functionHashes() const {
@@ -92,179 +187,254 @@ unsigned KernelGen::indexOf(const Node &N) const {
   return It->second;
 }
 
-std::string KernelGen::fresh(const char *Base) {
-  return fmt::format("%{}.{}", Base, Counter++);
+std::vector<Operand> KernelGen::emitAll(Code &C, const Template &T,
+                                        const Bindings &Bound,
+                                        const std::vector<std::string> &Exports) {
+  std::vector<Operand> Values;
+  llvm::Expected<Fragment> F = T.fragment(Bound, Exports);
+  if (!F) {
+    std::string Message = llvm::toString(F.takeError());
+    if (Failed.empty())
+      Failed = Message;
+    for (size_t I = 0; I < Exports.size(); ++I)
+      Values.push_back(Binding::invalid(Message));
+    return Values;
+  }
+  for (const std::string &E : Exports)
+    Values.push_back(F->value(E));
+  C.push_back(std::move(*F));
+  return Values;
 }
 
-std::string KernelGen::functionName(size_t I) { return fmt::format("f{}", I); }
+Operand KernelGen::emit(Code &C, const Template &T, const Bindings &Bound,
+                        const char *Export) {
+  std::vector<std::string> Exports;
+  if (Export)
+    Exports.push_back(Export);
+  std::vector<Operand> V = emitAll(C, T, Bound, Exports);
+  return V.empty() ? Operand(std::string()) : V[0];
+}
+
+llvm::Type *KernelGen::type(ScalarKind K) const {
+  switch (K) {
+  case ScalarKind::I8:
+  case ScalarKind::U8:
+    return llvm::Type::getInt8Ty(Ctx);
+  case ScalarKind::I16:
+  case ScalarKind::U16:
+    return llvm::Type::getInt16Ty(Ctx);
+  case ScalarKind::I32:
+  case ScalarKind::U32:
+    return llvm::Type::getInt32Ty(Ctx);
+  case ScalarKind::I64:
+  case ScalarKind::U64:
+    return llvm::Type::getInt64Ty(Ctx);
+  case ScalarKind::F16:
+    return llvm::Type::getHalfTy(Ctx);
+  case ScalarKind::F32:
+    return llvm::Type::getFloatTy(Ctx);
+  case ScalarKind::F64:
+    return llvm::Type::getDoubleTy(Ctx);
+  case ScalarKind::Bool:
+    return llvm::Type::getInt1Ty(Ctx);
+  }
+  return llvm::Type::getInt8Ty(Ctx);
+}
+
+llvm::Type *KernelGen::memType(ScalarKind K) const {
+  return K == ScalarKind::Bool ? llvm::Type::getInt8Ty(Ctx) : type(K);
+}
+
+llvm::Type *KernelGen::type(const ElemType &T) const {
+  if (!T.isTuple())
+    return type(T.field(0));
+  std::vector<llvm::Type *> Fields;
+  for (unsigned F = 0; F < T.numFields(); ++F)
+    Fields.push_back(type(T.field(F)));
+  return llvm::StructType::get(Ctx, Fields);
+}
+
+llvm::Type *KernelGen::typeOf(const std::string &Signature) {
+  auto [It, New] = Signatures.try_emplace(Signature, nullptr);
+  if (!New)
+    return It->second;
+  llvm::Module Scratch("signature", Ctx);
+  llvm::SMDiagnostic Err;
+  It->second = llvm::parseType(Signature, Err, Scratch);
+  if (!It->second) {
+    if (Failed.empty())
+      Failed = "'" + Signature + "' is not a type: " + Err.getMessage().str();
+    It->second = llvm::Type::getInt8Ty(Ctx);
+  }
+  return It->second;
+}
+
+std::string KernelGen::functionName(size_t I) {
+  return "f" + std::to_string(I);
+}
 
 std::string KernelGen::fn(const Fn &F) {
   const FnImpl *P = &F.impl();
   for (size_t I = 0; I < Fns.size(); ++I)
     if (Fns[I]->Hash == P->Hash)
-      return "@" + functionName(I);
+      return functionName(I);
   Fns.push_back(P);
-  return "@" + functionName(Fns.size() - 1);
+  return functionName(Fns.size() - 1);
 }
 
-std::string KernelGen::slot(SlotSpec S) {
+Operand KernelGen::slot(SlotSpec S) {
   auto [It, New] = SlotIx.emplace(S, unsigned(Slots.size()));
   if (New)
     Slots.push_back(S);
-  return fmt::format("%s{}", It->second);
+  return Operand("s" + std::to_string(It->second));
 }
 
-std::string KernelGen::buffer(const Node &N, unsigned Field) {
+Operand KernelGen::buffer(const Node &N, unsigned Field) {
   return slot({SlotSpec::Buffer, indexOf(N), Field, 0, "ptr", true});
 }
-std::string KernelGen::extent(const Node &N, unsigned Dim) {
+Operand KernelGen::extent(const Node &N, unsigned Dim) {
   return slot({SlotSpec::Extent, indexOf(N), Dim, 0, "i64", true});
 }
-std::string KernelGen::val(const Node &N, unsigned K) {
+Operand KernelGen::val(const Node &N, unsigned K) {
   return slot({SlotSpec::Val, indexOf(N), K, 0, "i64", true});
 }
-std::string KernelGen::out(unsigned Output, unsigned Field, bool NoAlias) {
+Operand KernelGen::out(unsigned Output, unsigned Field, bool NoAlias) {
   return slot({SlotSpec::Out, 0, Output, Field, "ptr", NoAlias});
 }
-std::string KernelGen::hostInt(unsigned K) {
+Operand KernelGen::hostInt(unsigned K) {
   return slot({SlotSpec::Host, 0, K, 0, "i64", true});
 }
-std::string KernelGen::hostPtr(unsigned K, bool NoAlias) {
+Operand KernelGen::hostPtr(unsigned K, bool NoAlias) {
   return slot({SlotSpec::Host, 0, K, 0, "ptr", NoAlias});
 }
 
-std::string KernelGen::fault() {
+Operand KernelGen::fault() {
   return slot({SlotSpec::Fault, 0, 0, 0, "ptr", false});
 }
 
-std::string KernelGen::constant(const Node &N, unsigned C, std::string &Code) {
+/// A tuple of type T from its fields' values.
+static Operand pack(KernelGen &G, const ElemType &T,
+                    const std::vector<Operand> &Fields, Code &Out) {
+  if (!T.isTuple())
+    return Fields[0];
+  llvm::Type *Tuple = G.type(T);
+  Operand Agg = llvm::PoisonValue::get(Tuple);
+  for (unsigned F = 0; F < T.numFields(); ++F)
+    Agg = G.emit(Out, InsertField,
+                 {{"tuple", Tuple}, {"into", Agg}, {"t", G.type(T.field(F))},
+                  {"v", Fields[F]}, {"f", F}},
+                 "agg");
+  return Agg;
+}
+
+Operand KernelGen::constant(const Node &N, unsigned C, Code &Out) {
   const ElemType &T = N.Consts[C].type();
-  std::vector<std::string> Fields;
+  std::vector<Operand> Fields;
   for (unsigned F = 0; F < T.numFields(); ++F)
     Fields.push_back(slot({SlotSpec::ConstField, indexOf(N), C, F,
                            irType(T.field(F)), true}));
-  if (!T.isTuple())
-    return Fields[0];
-  std::string Agg = "poison";
-  for (unsigned F = 0; F < T.numFields(); ++F) {
-    std::string Next = fresh();
-    Code += fmt::format("  {} = insertvalue {} {}, {} {}, {}\n", Next,
-                        irType(T), Agg, irType(T.field(F)), Fields[F], F);
-    Agg = Next;
+  return pack(*this, T, Fields, Out);
+}
+
+Operand KernelGen::call(const Fn &F, const std::vector<Typed> &Args,
+                        Code &Out) {
+  std::vector<Binding> Typed;
+  for (const auto &A : Args) {
+    llvm::Expected<Fragment> Arg = TypedArg.fragment({{"t", A.Ty}, {"v", A.V}});
+    if (!Arg) {
+      if (Failed.empty())
+        Failed = llvm::toString(Arg.takeError());
+      return Binding::invalid(Failed);
+    }
+    Typed.push_back(std::move(*Arg));
   }
-  return Agg;
+  return emit(Out, CallFn,
+              {{"rt", typeOf(F.resultType())}, {"f", fn(F)}, {"args", Typed}},
+              "r");
 }
 
-std::string KernelGen::call(const Fn &F, const std::vector<std::string> &Args,
-                            std::string &Code) {
-  std::string R = fresh("r");
-  Code += fmt::format("  {} = call {} {}({})\n", R, F.resultType(), fn(F),
-                      join(Args));
-  return R;
-}
-
-std::string KernelGen::call(const Node &Owner, unsigned FnIx,
-                            std::vector<std::string> Args, std::string &Code) {
+Operand KernelGen::call(const Node &Owner, unsigned FnIx,
+                        std::vector<Typed> Args, Code &Out) {
+  llvm::Type *Ptr = llvm::PointerType::get(Ctx, 0);
+  llvm::Type *I64 = llvm::Type::getInt64Ty(Ctx);
   for (unsigned K : Owner.FnArrays[FnIx]) {
     const Node &A = *Owner.Kids[K];
     for (unsigned F = 0; F < A.Type.numFields(); ++F)
-      Args.push_back("ptr " + buffer(A, F));
+      Args.push_back({Ptr, buffer(A, F)});
     for (unsigned D = 0; D < A.Sh.rank(); ++D)
-      Args.push_back("i64 " + extent(A, D));
+      Args.push_back({I64, extent(A, D)});
   }
-  return call(Owner.Fns[FnIx], Args, Code);
+  return call(Owner.Fns[FnIx], Args, Out);
 }
 
-std::string KernelGen::load(const ElemType &T,
-                            const std::vector<std::string> &Bufs,
-                            const std::string &L, std::string &Code) {
-  std::vector<std::string> Fields;
+Operand KernelGen::load(const ElemType &T, const std::vector<Operand> &Bufs,
+                        const Operand &L, Code &Out) {
+  std::vector<Operand> Fields;
   for (unsigned F = 0; F < T.numFields(); ++F) {
-    std::string Mem = memType(T.field(F));
-    std::string P = fresh("p"), V = fresh("v");
-    Code += fmt::format("  {} = getelementptr {}, ptr {}, i64 {}\n", P, Mem,
-                        Bufs[F], L);
-    Code += fmt::format("  {} = load {}, ptr {}\n", V, Mem, P);
-    if (T.field(F) == ScalarKind::Bool) {
-      std::string B = fresh("b");
-      Code += fmt::format("  {} = trunc i8 {} to i1\n", B, V);
-      V = B;
-    }
-    Fields.push_back(V);
+    if (T.field(F) == ScalarKind::Bool)
+      Fields.push_back(emit(Out, LoadBool, {{"buf", Bufs[F]}, {"ix", L}}, "v"));
+    else
+      Fields.push_back(emit(Out, LoadField,
+                            {{"mem", memType(T.field(F))},
+                             {"buf", Bufs[F]},
+                             {"ix", L}},
+                            "v"));
   }
-  if (!T.isTuple())
-    return Fields[0];
-  std::string Agg = "poison";
-  for (unsigned F = 0; F < T.numFields(); ++F) {
-    std::string Next = fresh();
-    Code += fmt::format("  {} = insertvalue {} {}, {} {}, {}\n", Next,
-                        irType(T), Agg, irType(T.field(F)), Fields[F], F);
-    Agg = Next;
-  }
-  return Agg;
+  return pack(*this, T, Fields, Out);
 }
 
-void KernelGen::store(const ElemType &T, const std::vector<std::string> &Bufs,
-                      const std::string &V, const std::string &L,
-                      std::string &Code) {
+Operand KernelGen::extractField(Code &Out, llvm::Type *Tuple,
+                               const Operand &Agg, unsigned F) {
+  return emit(Out, ExtractField, {{"tuple", Tuple}, {"agg", Agg}, {"f", F}},
+              "v");
+}
+
+void KernelGen::store(const ElemType &T, const std::vector<Operand> &Bufs,
+                      const Operand &V, const Operand &L, Code &Out) {
   for (unsigned F = 0; F < T.numFields(); ++F) {
-    std::string X = V;
-    if (T.isTuple()) {
-      X = fresh("x");
-      Code += fmt::format("  {} = extractvalue {} {}, {}\n", X, irType(T), V,
-                          F);
-    }
-    if (T.field(F) == ScalarKind::Bool) {
-      std::string Z = fresh("z");
-      Code += fmt::format("  {} = zext i1 {} to i8\n", Z, X);
-      X = Z;
-    }
-    std::string Mem = memType(T.field(F));
-    std::string P = fresh("p");
-    Code += fmt::format("  {} = getelementptr {}, ptr {}, i64 {}\n", P, Mem,
-                        Bufs[F], L);
-    Code += fmt::format("  store {} {}, ptr {}\n", Mem, X, P);
+    Operand X = V;
+    if (T.isTuple())
+      X = emit(Out, ExtractField, {{"tuple", type(T)}, {"agg", V}, {"f", F}},
+               "v");
+    if (T.field(F) == ScalarKind::Bool)
+      emit(Out, StoreBool, {{"v", X}, {"buf", Bufs[F]}, {"ix", L}});
+    else
+      emit(Out, StoreField,
+           {{"mem", memType(T.field(F))}, {"v", X}, {"buf", Bufs[F]}, {"ix", L}});
   }
 }
 
-std::vector<std::string> KernelGen::outBuffers(unsigned Output,
-                                               const ElemType &T,
-                                               bool NoAlias) {
-  std::vector<std::string> Bufs;
+std::vector<Operand> KernelGen::outBuffers(unsigned Output, const ElemType &T,
+                                           bool NoAlias) {
+  std::vector<Operand> Bufs;
   for (unsigned F = 0; F < T.numFields(); ++F)
     Bufs.push_back(out(Output, F, NoAlias));
   return Bufs;
 }
 
-std::string KernelGen::linearOf(const Node &N,
-                                const std::vector<std::string> &Ix,
-                                std::string &Code) {
+Operand KernelGen::linearOf(const Node &N, const std::vector<Operand> &Ix,
+                            Code &Out) {
   if (Ix.empty())
-    return "0";
-  std::string L = Ix[0];
-  for (unsigned D = 1; D < Ix.size(); ++D) {
-    std::string M = fresh("m"), A = fresh("l");
-    Code += fmt::format("  {} = mul i64 {}, {}\n", M, L, extent(N, D));
-    Code += fmt::format("  {} = add i64 {}, {}\n", A, M, Ix[D]);
-    L = A;
-  }
+    return Operand(0);
+  Operand L = Ix[0];
+  for (unsigned D = 1; D < Ix.size(); ++D)
+    L = emit(Out, LinearStep, {{"l", L}, {"extent", extent(N, D)}, {"ix", Ix[D]}},
+             "l");
   return L;
 }
 
-std::vector<std::string> KernelGen::multiOf(const Node &N,
-                                            const std::string &L,
-                                            std::string &Code) {
-  unsigned Rank = N.Sh.rank();
-  std::vector<std::string> Ix(Rank);
+std::vector<Operand> KernelGen::multiOf(const Node &N, const Operand &L,
+                                        Code &Out, int Dims) {
+  unsigned Rank = Dims < 0 ? N.Sh.rank() : unsigned(Dims);
+  std::vector<Operand> Ix(Rank, Operand(0));
   if (Rank == 0)
     return Ix;
-  std::string Q = L;
+  Operand Q = L;
   for (unsigned D = Rank - 1; D > 0; --D) {
-    std::string R = fresh("i"), Next = fresh("q");
-    Code += fmt::format("  {} = srem i64 {}, {}\n", R, Q, extent(N, D));
-    Code += fmt::format("  {} = sdiv i64 {}, {}\n", Next, Q, extent(N, D));
-    Ix[D] = R;
-    Q = Next;
+    std::vector<Operand> IQ = emitAll(
+        Out, MultiStep, {{"q", Q}, {"extent", extent(N, D)}}, {"i", "q"});
+    Ix[D] = IQ[0];
+    Q = IQ[1];
   }
   Ix[0] = Q;
   return Ix;
@@ -291,138 +461,123 @@ static bool linearFriendly(const Node &N) {
   }
 }
 
-static std::string enumValue(KernelGen &G, const Node &N, const std::string &L,
-                             std::string &Code) {
-  std::string Start = G.constant(N, 0, Code);
+static Operand enumValue(KernelGen &G, const Node &N, const Operand &L,
+                         Code &Out) {
+  Operand Start = G.constant(N, 0, Out);
   ScalarKind K = N.Type.field(0);
-  std::string Ty = irType(K), V = G.fresh("e"), R = G.fresh("e");
-  if (K == ScalarKind::F16 || K == ScalarKind::F32 || K == ScalarKind::F64) {
-    Code += fmt::format("  {} = sitofp i64 {} to {}\n", V, L, Ty);
-    Code += fmt::format("  {} = fadd {} {}, {}\n", R, Ty, Start, V);
-  } else {
-    if (Ty == "i64")
-      Code += fmt::format("  {} = add i64 {}, 0\n", V, L);
-    else
-      Code += fmt::format("  {} = trunc i64 {} to {}\n", V, L, Ty);
-    Code += fmt::format("  {} = add {} {}, {}\n", R, Ty, Start, V);
-  }
-  return R;
+  llvm::Type *T = G.type(K);
+  if (T->isFloatingPointTy())
+    return G.emit(Out, EnumFloat, {{"l", L}, {"t", T}, {"start", Start}}, "e");
+  if (T->isIntegerTy(64))
+    return G.emit(Out, EnumI64, {{"l", L}, {"start", Start}}, "e");
+  return G.emit(Out, EnumInt, {{"l", L}, {"t", T}, {"start", Start}}, "e");
 }
 
-std::string KernelGen::elemLinear(const Node &N, const std::string &L,
-                                  std::string &Code) {
+Operand KernelGen::elemLinear(const Node &N, const Operand &L, Code &Out) {
   if (!linearFriendly(N))
-    return elemMulti(N, multiOf(N, L, Code), Code);
+    return elemMulti(N, multiOf(N, L, Out), Out);
   switch (N.K) {
   case Op::Use: {
-    std::vector<std::string> Bufs;
+    std::vector<Operand> Bufs;
     for (unsigned F = 0; F < N.Type.numFields(); ++F)
       Bufs.push_back(buffer(N, F));
-    return load(N.Type, Bufs, L, Code);
+    return load(N.Type, Bufs, L, Out);
   }
   case Op::Fill:
-    return constant(N, 0, Code);
+    return constant(N, 0, Out);
   case Op::EnumFromN:
-    return enumValue(*this, N, L, Code);
+    return enumValue(*this, N, L, Out);
   case Op::Reshape:
-    return elemLinear(*N.Kids[0], L, Code);
+    return elemLinear(*N.Kids[0], L, Out);
   case Op::Map:
   case Op::ZipWith: {
-    std::vector<std::string> Args;
+    std::vector<Typed> Args;
     for (unsigned K = 0; K < N.NumInputs; ++K)
-      Args.push_back(irType(N.Kids[K]->Type) + " " +
-                     elemLinear(*N.Kids[K], L, Code));
-    return call(N, 0, Args, Code);
+      Args.push_back({type(N.Kids[K]->Type), elemLinear(*N.Kids[K], L, Out)});
+    return call(N, 0, Args, Out);
   }
   default:
     llvm_unreachable("not a linear-friendly producer");
   }
 }
 
-std::string KernelGen::elemMulti(const Node &N,
-                                 const std::vector<std::string> &Ix,
-                                 std::string &Code) {
+Operand KernelGen::elemMulti(const Node &N, const std::vector<Operand> &Ix,
+                             Code &Out) {
+  llvm::Type *I64 = llvm::Type::getInt64Ty(Ctx);
   switch (N.K) {
   case Op::Use:
   case Op::Fill:
   case Op::EnumFromN:
   case Op::Reshape:
     if (N.K == Op::Reshape)
-      return elemLinear(*N.Kids[0], linearOf(N, Ix, Code), Code);
-    return elemLinear(N, linearOf(N, Ix, Code), Code);
+      return elemLinear(*N.Kids[0], linearOf(N, Ix, Out), Out);
+    return elemLinear(N, linearOf(N, Ix, Out), Out);
   case Op::Generate: {
-    std::vector<std::string> Args;
-    for (const std::string &I : Ix)
-      Args.push_back("i64 " + I);
-    return call(N, 0, Args, Code);
+    std::vector<Typed> Args;
+    for (const Operand &I : Ix)
+      Args.push_back({I64, I});
+    return call(N, 0, Args, Out);
   }
   case Op::Map:
   case Op::ZipWith: {
-    std::vector<std::string> Args;
+    std::vector<Typed> Args;
     for (unsigned K = 0; K < N.NumInputs; ++K)
-      Args.push_back(irType(N.Kids[K]->Type) + " " +
-                     elemMulti(*N.Kids[K], Ix, Code));
-    return call(N, 0, Args, Code);
+      Args.push_back({type(N.Kids[K]->Type), elemMulti(*N.Kids[K], Ix, Out)});
+    return call(N, 0, Args, Out);
   }
   case Op::Transform:
   case Op::Backpermute: {
-    std::vector<std::string> Args;
-    for (const std::string &I : Ix)
-      Args.push_back("i64 " + I);
-    std::string P = call(N, 0, Args, Code);
+    std::vector<Typed> Args;
+    for (const Operand &I : Ix)
+      Args.push_back({I64, I});
+    Operand P = call(N, 0, Args, Out);
     const Node &Src = *N.Kids[0];
-    std::vector<std::string> SrcIx;
+    std::vector<Operand> SrcIx;
     if (Src.Sh.rank() == 1) {
       SrcIx.push_back(P);
     } else {
-      for (unsigned D = 0; D < Src.Sh.rank(); ++D) {
-        std::string C = fresh("c");
-        Code += fmt::format("  {} = extractvalue {} {}, {}\n", C,
-                            N.Fns[0].resultType(), P, D);
-        SrcIx.push_back(C);
-      }
+      llvm::Type *Result = typeOf(N.Fns[0].resultType());
+      for (unsigned D = 0; D < Src.Sh.rank(); ++D)
+        SrcIx.push_back(emit(Out, ExtractField,
+                             {{"tuple", Result}, {"agg", P}, {"f", D}}, "v"));
     }
     // An index outside the source is the program's fault: it is reported,
     // and the element is not read.
-    std::string Ok;
-    for (unsigned D = 0; D < SrcIx.size(); ++D) {
-      std::string In = fresh("in");
-      Code += fmt::format("  {} = icmp ult i64 {}, {}\n", In, SrcIx[D],
-                          extent(Src, D));
-      if (!Ok.empty()) {
-        std::string Both = fresh("in");
-        Code += fmt::format("  {} = and i1 {}, {}\n", Both, Ok, In);
-        In = Both;
-      }
-      Ok = In;
-    }
-    std::string V = fresh("v"), Ty = irType(Src.Type);
-    Code += fmt::format("  {} = {} zeroinitializer\n  if {} {{\n", V, Ty, Ok);
-    std::string X = elemMulti(Src, SrcIx, Code);
-    Code += fmt::format("  {} = {} {}\n  }} else {{\n"
-                        "  store atomic i64 {}, ptr {} monotonic, align 8\n"
-                        "  }}\n",
-                        V, Ty, X, indexOf(N), fault());
+    Operand Ok = true;
+    for (unsigned D = 0; D < SrcIx.size(); ++D)
+      Ok = emit(Out, InBounds,
+                {{"ix", SrcIx[D]}, {"extent", extent(Src, D)}, {"sofar", Ok}},
+                "ok");
+    Code Read;
+    Operand X = elemMulti(Src, SrcIx, Read);
+    llvm::Type *T = type(Src.Type);
+    Operand V = emit(Out, GuardedRead,
+                     {{"t", T},
+                      {"ok", Ok},
+                      {"read", Read},
+                      {"x", X},
+                      {"node", indexOf(N)},
+                      {"fault", fault()}},
+                     "v");
     if (N.K == Op::Backpermute)
       return V;
-    return call(N, 1, {Ty + " " + V}, Code);
+    return call(N, 1, {{T, V}}, Out);
   }
-  case Op::Reverse: {
-    std::string A = fresh("n"), B = fresh("rv");
-    Code += fmt::format("  {} = sub i64 {}, 1\n", A, extent(N, 0));
-    Code += fmt::format("  {} = sub i64 {}, {}\n", B, A, Ix[0]);
-    return elemMulti(*N.Kids[0], {B}, Code);
-  }
+  case Op::Reverse:
+    return elemMulti(
+        *N.Kids[0],
+        {emit(Out, Reversed, {{"extent", extent(N, 0)}, {"ix", Ix[0]}}, "rv")},
+        Out);
   case Op::Transpose:
-    return elemMulti(*N.Kids[0], {Ix[1], Ix[0]}, Code);
+    return elemMulti(*N.Kids[0], {Ix[1], Ix[0]}, Out);
   case Op::Slice: {
-    std::vector<std::string> SrcIx{val(N, 0)};
+    std::vector<Operand> SrcIx{val(N, 0)};
     SrcIx.insert(SrcIx.end(), Ix.begin(), Ix.end());
-    return elemMulti(*N.Kids[0], SrcIx, Code);
+    return elemMulti(*N.Kids[0], SrcIx, Out);
   }
   case Op::Replicate:
     return elemMulti(*N.Kids[0],
-                     std::vector<std::string>(Ix.begin() + 1, Ix.end()), Code);
+                     std::vector<Operand>(Ix.begin() + 1, Ix.end()), Out);
   case Op::Consumer:
   case Op::Select:
     break;
@@ -433,33 +588,34 @@ std::string KernelGen::elemMulti(const Node &N,
 llvm::Expected<std::unique_ptr<llvm::Module>>
 KernelGen::instantiate(const Template &Skel, Bindings Extra,
                        const std::vector<std::string> &PhaseNames,
-                       llvm::LLVMContext &Ctx) {
+                       llvm::LLVMContext &ModuleCtx) {
   Phases = PhaseNames;
-  std::vector<std::string> Defs;
+  std::vector<Binding> Defs;
   for (size_t I = 0; I < Fns.size(); ++I) {
     auto F = Fns[I]->Def->fragment({{"name", functionName(I)}});
     if (!F)
       return F.takeError();
-    Defs.push_back(F->Text);
+    Defs.push_back(std::move(*F));
   }
-  std::vector<std::string> Params, Args;
-  std::string Unpack;
+  std::vector<Binding> Params, Args;
+  Code Unpack;
   for (size_t I = 0; I < Slots.size(); ++I) {
     const SlotSpec &S = Slots[I];
-    Params.push_back(fmt::format("{}{} %s{}", S.Ty,
-                                 S.Ty == "ptr" && S.NoAlias ? " noalias" : "",
-                                 I));
-    Args.push_back(fmt::format("{} %s{}", S.Ty, I));
-    Unpack += fmt::format("  %s{0}.p = getelementptr i64, ptr %args, i64 {0}\n",
-                          I);
-    if (S.Ty == "i1")
-      Unpack += fmt::format("  %s{0}.b = load i8, ptr %s{0}.p\n"
-                            "  %s{0} = trunc i8 %s{0}.b to i1\n",
-                            I);
-    else
-      Unpack += fmt::format("  %s{0} = load {1}, ptr %s{0}.p\n", I, S.Ty);
+    std::string Name = "s" + std::to_string(I);
+    llvm::Type *T = typeOf(S.Ty);
+    Params.push_back(Binding::param(T, Name, S.Ty == "ptr" && S.NoAlias
+                                                 ? std::vector<std::string>{"noalias"}
+                                                 : std::vector<std::string>{}));
+    auto Arg = TypedArg.fragment({{"t", T}, {"v", Name}});
+    if (!Arg)
+      return Arg.takeError();
+    Args.push_back(std::move(*Arg));
+    emit(Unpack, T->isIntegerTy(1) ? UnpackBool : UnpackSlot,
+         {{"args", "args"}, {"k", I}, {"slot", Name}, {"t", T}});
   }
-  std::string Entries;
+  if (!Failed.empty())
+    return failure(Failed);
+  std::vector<Binding> Entries;
   for (const std::string &P : PhaseNames) {
     auto E = EntryPoint.fragment({{"entry", Name + "." + P},
                                   {"body", "body." + P},
@@ -467,12 +623,12 @@ KernelGen::instantiate(const Template &Skel, Bindings Extra,
                                   {"args", Args}});
     if (!E)
       return E.takeError();
-    Entries += E->Text + "\n";
+    Entries.push_back(std::move(*E));
   }
   Extra.try_emplace("fns", Defs);
   Extra.try_emplace("params", Params);
   Extra.try_emplace("entries", Entries);
-  return Skel.instantiate(Ctx, Extra);
+  return Skel.instantiate(ModuleCtx, Extra);
 }
 
 //===-- Backend -----------------------------------------------------------===//
@@ -652,47 +808,105 @@ std::vector<Acc> llq::detail::outputsOf(const std::shared_ptr<Node> &N) {
   return Outs;
 }
 
-std::string llq::detail::foldRange(const std::string &Elem,
-                                   const std::string &T, const std::string &F,
-                                   const std::string &First,
-                                   const std::string &Last,
-                                   const std::string &Into) {
-  auto Call = [&](const std::string &Dest, const std::string &A,
-                  const std::string &B) {
-    return fmt::format("  {0} = call {1} {2}({1} {3}, {1} {4})\n", Dest, T, F,
-                       A, B);
-  };
-  std::string Code = fmt::format("  %len = sub i64 {}, {}\n"
-                                 "  %q = sdiv i64 %len, 4\n"
-                                 "  %q0 = i64 {}\n"
-                                 "  %q1 = add i64 %q0, %q\n"
-                                 "  %q2 = add i64 %q1, %q\n"
-                                 "  %q3 = add i64 %q2, %q\n"
-                                 "  %multi = icmp sgt i64 %q, 0\n"
-                                 "  if %multi {{\n",
-                                 Last, First, First);
-  const char *Starts[] = {"%q0", "%q1", "%q2", "%q3"};
-  const char *Accs[] = {"%a0", "%a1", "%a2", "%a3"};
-  for (int K = 0; K < 4; ++K)
-    Code += fmt::format("  %j = i64 {}\n", Starts[K]) + Elem +
-            fmt::format("  {} = {} %x\n", Accs[K], T);
-  Code += "  for i64 %i in 1 to %q {\n";
-  for (int K = 0; K < 4; ++K)
-    Code += fmt::format("  %j = add i64 {}, %i\n", Starts[K]) + Elem +
-            Call(Accs[K], Accs[K], "%x");
-  Code += fmt::format("  }}\n  %tail = add i64 %q3, %q\n"
-                      "  for i64 %j in %tail to {} {{\n",
-                      Last) +
-          Elem + Call("%a3", "%a3", "%x") + "  }\n" +
-          Call(Into, "%a0", "%a1") + Call(Into, Into, "%a2") +
-          Call(Into, Into, "%a3") + "  } else {\n" +
-          fmt::format("  %j = i64 {}\n", First) + Elem +
-          fmt::format("  {} = {} %x\n  %next = add i64 {}, 1\n"
-                      "  for i64 %j in %next to {} {{\n",
-                      Into, T, First, Last) +
-          Elem + Call(Into, Into, "%x") + "  }\n";
-  // Defined on every path: a caller may read them under %multi only.
-  for (const char *A : Accs)
-    Code += fmt::format("  {} = {} {}\n", A, T, Into);
-  return Code + "  }\n";
+void KernelGen::assign(Code &C, const std::string &Var, llvm::Type *T,
+                       const Operand &V) {
+  emit(C, AssignVar, {{"var", Var}, {"t", T}, {"v", V}});
+}
+
+void KernelGen::code(Code &C, const Template &T, const Bindings &Bound,
+                     std::vector<std::string> Outputs) {
+  llvm::Expected<Fragment> F = T.fragment(Bound, std::move(Outputs));
+  if (!F) {
+    std::string Message = llvm::toString(F.takeError());
+    if (Failed.empty())
+      Failed = Message;
+    return;
+  }
+  C.push_back(std::move(*F));
+}
+
+namespace {
+/// foldRange's code: four quarters of [first, last) folded at once into
+/// %a0 .. %a3, then combined in order into $id:into; one chain when there
+/// are fewer than four elements.
+const Template FoldQuarters = LLQ_INSTRS(R"(
+  %len = sub i64 $opr:last, $opr:first
+  %q = sdiv i64 %len, 4
+  %q0 = i64 $opr:first
+  %q1 = add i64 %q0, %q
+  %q2 = add i64 %q1, %q
+  %q3 = add i64 %q2, %q
+  %multi = icmp sgt i64 %q, 0
+  if %multi {
+    $id:j = i64 %q0
+    $instrs:elem
+    %a0 = $type:t $opr:x
+    $id:j = i64 %q1
+    $instrs:elem
+    %a1 = $type:t $opr:x
+    $id:j = i64 %q2
+    $instrs:elem
+    %a2 = $type:t $opr:x
+    $id:j = i64 %q3
+    $instrs:elem
+    %a3 = $type:t $opr:x
+    for i64 %i in 1 to %q {
+      $id:j = add i64 %q0, %i
+      $instrs:elem
+      %a0 = call $type:t $gid:f($type:t %a0, $type:t $opr:x)
+      $id:j = add i64 %q1, %i
+      $instrs:elem
+      %a1 = call $type:t $gid:f($type:t %a1, $type:t $opr:x)
+      $id:j = add i64 %q2, %i
+      $instrs:elem
+      %a2 = call $type:t $gid:f($type:t %a2, $type:t $opr:x)
+      $id:j = add i64 %q3, %i
+      $instrs:elem
+      %a3 = call $type:t $gid:f($type:t %a3, $type:t $opr:x)
+    }
+    %tail = add i64 %q3, %q
+    for i64 %i in %tail to $opr:last {
+      $id:j = i64 %i
+      $instrs:elem
+      %a3 = call $type:t $gid:f($type:t %a3, $type:t $opr:x)
+    }
+    $id:into = call $type:t $gid:f($type:t %a0, $type:t %a1)
+    $id:into = call $type:t $gid:f($type:t $id:into, $type:t %a2)
+    $id:into = call $type:t $gid:f($type:t $id:into, $type:t %a3)
+  } else {
+    $id:j = i64 $opr:first
+    $instrs:elem
+    $id:into = $type:t $opr:x
+    %next = add i64 $opr:first, 1
+    for i64 %i in %next to $opr:last {
+      $id:j = i64 %i
+      $instrs:elem
+      $id:into = call $type:t $gid:f($type:t $id:into, $type:t $opr:x)
+    }
+    ; Defined on every path: a caller reads them under %multi only.
+    %a0 = $type:t $id:into
+    %a1 = $type:t $id:into
+    %a2 = $type:t $id:into
+    %a3 = $type:t $id:into
+  }
+)");
+} // namespace
+
+Code llq::detail::foldRange(KernelGen &G, const Code &Elem, const Operand &X,
+                            const std::string &J, llvm::Type *T,
+                            const std::string &F, const Operand &First,
+                            const Operand &Last, const std::string &Into) {
+  Code C;
+  G.code(C, FoldQuarters,
+         {{"elem", Elem},
+          {"x", X},
+          {"j", J},
+          {"t", T},
+          {"f", F},
+          {"first", First},
+          {"last", Last},
+          {"into", Into}},
+         {"len", "q", "q0", "q1", "q2", "q3", "multi", "a0", "a1", "a2", "a3",
+          "i", "tail", "next", J, Into});
+  return C;
 }

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/skeletons/Skeleton.h"
+#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
 #include <fmt/format.h>
 
@@ -29,7 +30,10 @@ $defs:fns
 
 define internal void @body.part(i64 %lo, i64 %hi, $params:params) alwaysinline {
 entry:
-  $instrs:setup
+  %n = i64 $opr:n
+  %nchunks = i64 $opr:nchunks
+  %chunk = i64 $opr:chunk
+  %part = ptr $opr:part
   for i64 %it in %lo to %hi {
     %row = sdiv i64 %it, %nchunks
     %c = srem i64 %it, %nchunks
@@ -40,11 +44,11 @@ entry:
     $instrs:outer
     %j = i64 %first
     $instrs:elem
-    %acc = $type:t %x
+    %acc = $type:t $opr:x
     %next = add i64 %first, 1
     for i64 %j in %next to %last {
       $instrs:elem
-      %acc = call $type:t $gid:f($type:t %acc, $type:t %x)
+      %acc = call $type:t $gid:f($type:t %acc, $type:t $opr:x)
     }
     %pp = getelementptr $type:t, ptr %part, i64 %it
     store $type:t %acc, ptr %pp
@@ -54,7 +58,8 @@ entry:
 
 define internal void @body.final(i64 %lo, i64 %hi, $params:params) alwaysinline {
 entry:
-  $instrs:setup
+  %nchunks = i64 $opr:nchunks
+  %part = ptr $opr:part
   for i64 %row in %lo to %hi {
     %base = mul i64 %row, %nchunks
     $instrs:init
@@ -77,7 +82,9 @@ $defs:fns
 
 define internal void @body.seg(i64 %lo, i64 %hi, $params:params) alwaysinline {
 entry:
-  $instrs:setup
+  %nseg = i64 $opr:nseg
+  %offs = ptr $opr:offs
+  %lens = ptr $opr:lens
   for i64 %it in %lo to %hi {
     %row = sdiv i64 %it, %nseg
     %s = srem i64 %it, %nseg
@@ -103,34 +110,40 @@ $defs:entries
 
 /// The outer multi-index of row %row of N's shape, and the full index with
 /// the innermost component %j.
-std::vector<std::string> rowIndex(KernelGen &G, const Node &N,
-                                  std::string &Code) {
+/// The fold's seed, or its first partial result, as %acc, and the first
+/// chunk %c0 the final phase combines.
+const Template SeededInit = LLQ_INSTRS(R"(
+  %acc = $type:t $opr:seed
+  %c0 = i64 0
+)");
+const Template PartInit = LLQ_INSTRS(R"(
+  %pp0 = getelementptr $type:t, ptr %part, i64 %base
+  %acc = load $type:t, ptr %pp0
+  %c0 = i64 1
+)");
+/// A segment's fold starts at its seed, or at its first element.
+const Template SeededSegInit = LLQ_INSTRS(R"(
+  %acc = $type:t $opr:seed
+  %from = i64 %first
+)");
+const Template FirstSegInit = LLQ_INSTRS(R"(
+  %j = i64 %first
+  $instrs:elem
+  %acc = $type:t $opr:x
+  %from = add i64 %first, 1
+)");
+
+/// The indices of row %row's element %j of N: the outer ones computed once
+/// per row, into Out.
+std::vector<Operand> rowIndex(KernelGen &G, const Node &N, Code &Out) {
   unsigned Rank = N.Sh.rank();
-  std::vector<std::string> Ix(Rank);
-  Ix[Rank - 1] = "%j";
-  if (Rank == 1)
-    return Ix;
-  Code += "  %q = i64 %row\n";
-  for (unsigned D = Rank - 2; D > 0; --D) {
-    Ix[D] = fmt::format("%o{}", D);
-    Code += fmt::format("  {0} = srem i64 %q, {1}\n  %q = sdiv i64 %q, {1}\n",
-                        Ix[D], G.extent(N, D));
-  }
-  Ix[0] = "%o0";
-  Code += "  %o0 = i64 %q\n";
+  std::vector<Operand> Ix;
+  if (Rank > 1)
+    Ix = G.multiOf(N, "row", Out, int(Rank) - 1);
+  Ix.push_back("j");
   return Ix;
 }
 
-/// Element code that assigns the element at Ix to %x.
-std::string elemCode(KernelGen &G, const Node &N,
-                     const std::vector<std::string> &Ix) {
-  std::string Code;
-  std::string X = G.elemMulti(N, Ix, Code);
-  Code += fmt::format("  %x = {} {}\n", irType(N.Type), X);
-  return Code;
-}
-
-/// Output shape of a reduction of A's innermost dimension.
 Extents outerExtents(const Shape &Sh) {
   return Extents(Sh.extents(), Sh.extents() + Sh.rank() - 1);
 }
@@ -142,32 +155,29 @@ public:
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
     const Node &N = G.root(), &A = *N.Kids[0];
-    bool HasSeed = !N.Consts.empty();
-    std::string Setup = fmt::format(
-        "  %n = i64 {}\n  %nchunks = i64 {}\n  %chunk = i64 {}\n"
-        "  %part = ptr {}\n",
-        G.hostInt(0), G.hostInt(1), G.hostInt(2), G.hostPtr(3));
-    std::string Outer;
-    std::vector<std::string> Ix = rowIndex(G, A, Outer);
-    std::string Elem = elemCode(G, A, Ix);
-    std::string T = irType(N.Type), Init, Store;
-    if (HasSeed) {
-      std::string Seed = G.constant(N, 0, Init);
-      Init += fmt::format("  %acc = {} {}\n  %c0 = i64 0\n", T, Seed);
+    llvm::Type *T = G.type(N.Type);
+    Code Outer, Elem, Init, Store;
+    std::vector<Operand> Ix = rowIndex(G, A, Outer);
+    Operand X = G.elemMulti(A, Ix, Elem);
+    if (!N.Consts.empty()) {
+      Operand Seed = G.constant(N, 0, Init);
+      G.code(Init, SeededInit, {{"t", T}, {"seed", Seed}}, {"acc", "c0"});
     } else {
-      Init = fmt::format("  %pp0 = getelementptr {0}, ptr %part, i64 %base\n"
-                         "  %acc = load {0}, ptr %pp0\n  %c0 = i64 1\n",
-                         T);
+      G.code(Init, PartInit, {{"t", T}}, {"pp0", "acc", "c0"});
     }
-    G.store(N.Type, G.outBuffers(0, N.Type), "%acc", "%row", Store);
+    G.store(N.Type, G.outBuffers(0, N.Type), "acc", "row", Store);
     return G.instantiate(FoldSkeleton,
-                         {{"setup", Setup},
+                         {{"n", G.hostInt(0)},
+                          {"nchunks", G.hostInt(1)},
+                          {"chunk", G.hostInt(2)},
+                          {"part", G.hostPtr(3)},
                           {"outer", Outer},
                           {"elem", Elem},
+                          {"x", X},
                           {"init", Init},
                           {"store", Store},
-                          {"t", Binding::source(T)},
-                          {"f", G.fn(N.Fns[0]).substr(1)}},
+                          {"t", T},
+                          {"f", G.fn(N.Fns[0])}},
                          {"part", "final"}, Ctx);
   }
 
@@ -206,31 +216,30 @@ public:
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
     const Node &N = G.root(), &A = *N.Kids[0];
-    std::string Setup =
-        fmt::format("  %nseg = i64 {}\n  %offs = ptr {}\n  %lens = ptr {}\n",
-                    G.hostInt(0), G.hostPtr(1), G.hostPtr(2));
-    std::string Outer;
-    std::vector<std::string> Ix = rowIndex(G, A, Outer);
-    std::string Elem = elemCode(G, A, Ix);
-    std::string T = irType(N.Type), Init, Store;
+    llvm::Type *T = G.type(N.Type);
+    Code Outer, Elem, Init, Store;
+    std::vector<Operand> Ix = rowIndex(G, A, Outer);
+    Operand X = G.elemMulti(A, Ix, Elem);
     if (!N.Consts.empty()) {
-      std::string Seed = G.constant(N, 0, Init);
-      Init += fmt::format("  %acc = {} {}\n  %from = i64 %first\n", T, Seed);
+      Operand Seed = G.constant(N, 0, Init);
+      G.code(Init, SeededSegInit, {{"t", T}, {"seed", Seed}}, {"acc", "from"});
     } else {
-      Init = "  %j = i64 %first\n" + Elem +
-             fmt::format("  %acc = {} %x\n  %from = add i64 %first, 1\n", T);
+      G.code(Init, FirstSegInit, {{"t", T}, {"elem", Elem}, {"x", X}},
+             {"j", "acc", "from"});
     }
-    G.store(N.Type, G.outBuffers(0, N.Type), "%acc", "%it", Store);
+    G.store(N.Type, G.outBuffers(0, N.Type), "acc", "it", Store);
     std::string F = G.fn(N.Fns[0]);
     return G.instantiate(FoldSegSkeleton,
-                         {{"setup", Setup},
+                         {{"nseg", G.hostInt(0)},
+                          {"offs", G.hostPtr(1)},
+                          {"lens", G.hostPtr(2)},
                           {"outer", Outer},
-                          {"fold", foldRange(Elem, T, F, "%from", "%last",
-                                             "%part")},
+                          {"fold", foldRange(G, Elem, X, "j", T, F, "from",
+                                             "last", "part")},
                           {"init", Init},
                           {"store", Store},
-                          {"t", Binding::source(T)},
-                          {"f", F.substr(1)}},
+                          {"t", T},
+                          {"f", F}},
                          {"seg"}, Ctx);
   }
 

@@ -24,8 +24,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/skeletons/Skeleton.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
-#include <fmt/format.h>
 
 using namespace llq;
 using namespace llq::detail;
@@ -37,7 +38,7 @@ $defs:fns
 
 define internal void @body.map(i64 %lo, i64 %hi, $params:params) alwaysinline {
 entry:
-  $instrs:setup
+  %inner = i64 $opr:inner
   %ix = i64 %lo
   %more = icmp slt i64 %ix, %hi
   while %more {
@@ -67,7 +68,10 @@ $defs:fns
 
 define internal void @body.map(i64 %lo, i64 %hi, $params:params) alwaysinline {
 entry:
-  $instrs:setup
+  %rows = i64 $opr:rows
+  %inner = i64 $opr:inner
+  %tcols0 = add i64 %inner, $const:tilem1
+  %tcols = sdiv i64 %tcols0, $const:tile
   for i64 %t in %lo to %hi {
     %tr = sdiv i64 %t, %tcols
     %tc0 = mul i64 %tr, %tcols
@@ -137,73 +141,93 @@ const Node *plainTransposeSource(const Node &P) {
   return S->K == Op::Use ? S : nullptr;
 }
 
+/// A pointer to row Row + K, column Col, of a matrix of rows Stride long
+/// in Buf.
+const Template RowPointer = LLQ_HYGIENIC_INSTRS(R"(
+  %at = add i64 $opr:row, $const:k
+  %at = mul i64 %at, $opr:stride
+  %at = add i64 %at, $opr:col
+  %ptr = getelementptr $type:mem, ptr $opr:buf, i64 %at
+)");
+/// Vectors are only as aligned as their elements.
+const Template LoadRow = LLQ_HYGIENIC_INSTRS(R"(
+  %r = load $type:vt, ptr $opr:ptr, align $const:align
+)");
+const Template StoreRow = LLQ_HYGIENIC_INSTRS(R"(
+  store $type:vt $opr:v, ptr $opr:ptr, align $const:align
+)");
+/// One round's pair of shuffles: the low and the high halves of sub-blocks.
+const Template ShufflePair = LLQ_HYGIENIC_INSTRS(R"(
+  %lo = shufflevector $type:vt $opr:a, $type:vt $opr:b, $type:mt $opr:lomask
+  %hi = shufflevector $type:vt $opr:a, $type:vt $opr:b, $type:mt $opr:himask
+)");
+
 /// Code that moves the 8 x 8 block of output rows %o.. and columns %c.. of
 /// P, the transpose of the manifest array Src, a field at a time: output
 /// row %o + k is source column %o + k, whose elements in rows %c..%c + 7
 /// lie in the eight source rows loaded. Each round of shuffles swaps the
 /// off-diagonal halves of 8 x 8, then 4 x 4, then 2 x 2 sub-blocks.
-std::string transposeBlock(KernelGen &G, const Node &P, const Node &Src) {
+Code transposeBlock(KernelGen &G, const Node &P, const Node &Src) {
   constexpr int V = 8;
+  llvm::LLVMContext &Ctx = G.context();
+  llvm::Type *MaskT = llvm::FixedVectorType::get(llvm::Type::getInt32Ty(Ctx), V);
   // Masks of the round with sub-blocks of W rows: lanes [0, W) of every
   // 2W come from the first vector, the rest from the second, low halves
   // for the upper row of a pair and high halves for the lower one.
-  auto Mask = [](int W, bool High) {
-    std::string M = "<";
+  auto Mask = [&](int W, bool High) {
+    std::vector<uint32_t> Lanes;
     for (int L = 0; L < V; ++L) {
       int Pair = L / (2 * W), In = L % (2 * W);
-      int Lane = Pair * 2 * W + (High ? W : 0) + In % W + (In < W ? 0 : V);
-      M += fmt::format("{}i32 {}", L ? ", " : "", Lane);
+      Lanes.push_back(uint32_t(Pair * 2 * W + (High ? W : 0) + In % W +
+                               (In < W ? 0 : V)));
     }
-    return M + ">";
+    return llvm::ConstantDataVector::get(Ctx, Lanes);
   };
-  std::string Code, Rows = G.extent(P, 0), Cols = G.extent(P, 1);
-  std::vector<std::string> Out = G.outBuffers(0, P.Type);
+  Code Out;
+  Operand Rows = G.extent(P, 0), Cols = G.extent(P, 1);
+  std::vector<Operand> Dest = G.outBuffers(0, P.Type);
   for (unsigned F = 0; F < P.Type.numFields(); ++F) {
-    std::string Mem = memType(P.Type.field(F)), In = G.buffer(Src, F);
-    std::string VT = fmt::format("<{} x {}>", V, Mem);
-    // Vectors are only as aligned as their elements.
+    llvm::Type *Mem = G.memType(P.Type.field(F));
+    llvm::Type *VT = llvm::FixedVectorType::get(Mem, V);
+    Operand In = G.buffer(Src, F);
     size_t Align = rt::byteSize(P.Type.field(F));
-    // A pointer to row Row + K, column Col, of a matrix of rows Stride
-    // long in Buf.
-    auto RowAt = [&](const char *Row, int K, const std::string &Stride,
-                     const char *Col, const std::string &Buf) {
-      std::string At = G.fresh("at"), Ptr = G.fresh("pb");
-      Code += fmt::format("  {0} = add i64 {1}, {2}\n"
-                          "  {0} = mul i64 {0}, {3}\n"
-                          "  {0} = add i64 {0}, {4}\n"
-                          "  {5} = getelementptr {6}, ptr {7}, i64 {0}\n",
-                          At, Row, K, Stride, Col, Ptr, Mem, Buf);
-      return Ptr;
+    auto RowAt = [&](const char *Row, int K, const Operand &Stride,
+                     const char *Col, const Operand &Buf) {
+      return G.emit(Out, RowPointer,
+                    {{"row", Row}, {"k", K}, {"stride", Stride}, {"col", Col},
+                     {"mem", Mem}, {"buf", Buf}},
+                    "ptr");
     };
-    std::vector<std::string> R(V);
-    for (int K = 0; K < V; ++K) {
-      std::string Ptr = RowAt("%c", K, Rows, "%o", In);
-      R[K] = G.fresh("rb");
-      Code += fmt::format("  {} = load {}, ptr {}, align {}\n", R[K], VT, Ptr,
-                          Align);
-    }
+    std::vector<Operand> R;
+    for (int K = 0; K < V; ++K)
+      R.push_back(G.emit(Out, LoadRow,
+                         {{"vt", VT},
+                          {"ptr", RowAt("c", K, Rows, "o", In)},
+                          {"align", Align}},
+                         "r"));
     for (int W = V / 2; W >= 1; W /= 2) {
-      std::vector<std::string> Next(V);
+      std::vector<Operand> Next(R);
       for (int K = 0; K < V; ++K) {
         if (K % (2 * W) >= W)
           continue;
-        Next[K] = G.fresh("sb");
-        Next[K + W] = G.fresh("sb");
-        Code += fmt::format("  {} = shufflevector {} {}, {} {}, <{} x i32> {}\n"
-                            "  {} = shufflevector {} {}, {} {}, <{} x i32> {}\n",
-                            Next[K], VT, R[K], VT, R[K + W], V, Mask(W, false),
-                            Next[K + W], VT, R[K], VT, R[K + W], V,
-                            Mask(W, true));
+        std::vector<Operand> LoHi = G.emitAll(
+            Out, ShufflePair,
+            {{"vt", VT}, {"mt", MaskT}, {"a", R[K]}, {"b", R[K + W]},
+             {"lomask", Mask(W, false)}, {"himask", Mask(W, true)}},
+            {"lo", "hi"});
+        Next[K] = LoHi[0];
+        Next[K + W] = LoHi[1];
       }
       R = Next;
     }
-    for (int K = 0; K < V; ++K) {
-      std::string Ptr = RowAt("%o", K, Cols, "%c", Out[F]);
-      Code += fmt::format("  store {} {}, ptr {}, align {}\n", VT, R[K], Ptr,
-                          Align);
-    }
+    for (int K = 0; K < V; ++K)
+      G.emit(Out, StoreRow,
+             {{"vt", VT},
+              {"v", R[K]},
+              {"ptr", RowAt("o", K, Cols, "c", Dest[F])},
+              {"align", Align}});
   }
-  return Code;
+  return Out;
 }
 
 /// Whether P, a materialised array, is walked in tiles: where the backend's
@@ -222,47 +246,38 @@ public:
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
     const Node &P = *G.root().Kids[0];
     unsigned Rank = P.Sh.rank();
-    std::string Setup, Outer, Elem;
+    Code Elem;
     if (tiled(P, G.backend())) {
-      Setup = fmt::format("  %rows = i64 {}\n  %inner = i64 {}\n"
-                          "  %tcols0 = add i64 %inner, {}\n"
-                          "  %tcols = sdiv i64 %tcols0, {}\n",
-                          G.extent(P, 0), G.extent(P, 1), Tile - 1, Tile);
-      std::string X = G.elemMulti(P, {"%o0", "%j"}, Elem);
-      G.store(P.Type, G.outBuffers(0, P.Type), X, "%lin", Elem);
+      Operand X = G.elemMulti(P, {"o0", "j"}, Elem);
+      G.store(P.Type, G.outBuffers(0, P.Type), X, "lin", Elem);
       const Node *Src = plainTransposeSource(P);
-      std::string Block = Src ? transposeBlock(G, P, *Src) : "";
       return G.instantiate(TiledMapSkeleton,
-                           {{"setup", Setup},
+                           {{"rows", G.extent(P, 0)},
+                            {"inner", G.extent(P, 1)},
                             {"elem", Elem},
-                            {"block", Block},
+                            {"block", Src ? transposeBlock(G, P, *Src) : Code()},
                             {"blocks", Src != nullptr},
-                            {"tile", Tile}},
+                            {"tile", Tile},
+                            {"tilem1", Tile - 1}},
                            {"map"}, Ctx);
     }
-    Setup = fmt::format("  %inner = i64 {}\n",
-                        Rank ? G.extent(P, Rank - 1) : "1");
-    std::vector<std::string> Ix;
+    // The outer indices of row %row, computed once per row; the innermost
+    // is the loop's %j.
+    Code Outer;
+    std::vector<Operand> Ix;
     if (Rank >= 2) {
-      Outer += "  %q = i64 %row\n";
-      Ix.resize(Rank);
-      for (unsigned D = Rank - 2; D > 0; --D) {
-        Ix[D] = fmt::format("%o{}", D);
-        Outer += fmt::format("  {0} = srem i64 %q, {1}\n"
-                             "  %q = sdiv i64 %q, {1}\n",
-                             Ix[D], G.extent(P, D));
-      }
-      Ix[0] = "%o0";
-      Outer += "  %o0 = i64 %q\n";
-      Ix[Rank - 1] = "%j";
+      Ix = G.multiOf(P, "row", Outer, /*Dims=*/Rank - 1);
+      Ix.push_back("j");
     } else if (Rank == 1) {
-      Ix = {"%j"};
+      Ix = {"j"};
     }
-    std::string X = Rank <= 1 ? G.elemLinear(P, "%lin", Elem)
-                              : G.elemMulti(P, Ix, Elem);
-    G.store(P.Type, G.outBuffers(0, P.Type), X, "%lin", Elem);
+    Operand X = Rank <= 1 ? G.elemLinear(P, "lin", Elem)
+                          : G.elemMulti(P, Ix, Elem);
+    G.store(P.Type, G.outBuffers(0, P.Type), X, "lin", Elem);
     return G.instantiate(MapSkeleton,
-                         {{"setup", Setup}, {"outer", Outer}, {"elem", Elem}},
+                         {{"inner", Rank ? G.extent(P, Rank - 1) : Operand(1)},
+                          {"outer", Outer},
+                          {"elem", Elem}},
                          {"map"}, Ctx);
   }
 

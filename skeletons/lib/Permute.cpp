@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/skeletons/Skeleton.h"
+#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
 #include <fmt/format.h>
 
@@ -47,7 +48,6 @@ entry:
 
 define internal void @body.scatter(i64 %lo, i64 %hi, $params:params) alwaysinline {
 entry:
-  $instrs:setup
   for i64 %i in %lo to %hi {
     $instrs:target
     if %inside {
@@ -100,10 +100,158 @@ bool zeroIsIdentity(const Fn &F) {
   return Op == "add" || Op == "or" || Op == "xor" || Op == "umax";
 }
 
-/// The integer type as wide as a field in memory.
-std::string bitsType(ScalarKind K) {
-  return "i" + std::to_string(rt::byteSize(K) * 8);
+/// Whether a target index lies in [0, extent), and so far.
+const Template InRange = LLQ_HYGIENIC_INSTRS(R"(
+  %ge = icmp sge i64 $opr:ix, 0
+  %lt = icmp slt i64 $opr:ix, $opr:extent
+  %in = and i1 %ge, %lt
+  %ok = and i1 $opr:sofar, %in
+)");
+
+/// The element combined into its target with one atomicrmw, one template
+/// per operation a function can be (FnImpl::AtomicOp).
+const Template AtomicAdd = LLQ_HYGIENIC_INSTRS(R"(
+  %ap = getelementptr $type:t, ptr $opr:buf, i64 $opr:ix
+  %ao = atomicrmw add ptr %ap, $type:t $opr:x monotonic
+)");
+const Template AtomicFAdd = LLQ_HYGIENIC_INSTRS(R"(
+  %ap = getelementptr $type:t, ptr $opr:buf, i64 $opr:ix
+  %ao = atomicrmw fadd ptr %ap, $type:t $opr:x monotonic
+)");
+const Template AtomicAnd = LLQ_HYGIENIC_INSTRS(R"(
+  %ap = getelementptr $type:t, ptr $opr:buf, i64 $opr:ix
+  %ao = atomicrmw and ptr %ap, $type:t $opr:x monotonic
+)");
+const Template AtomicOr = LLQ_HYGIENIC_INSTRS(R"(
+  %ap = getelementptr $type:t, ptr $opr:buf, i64 $opr:ix
+  %ao = atomicrmw or ptr %ap, $type:t $opr:x monotonic
+)");
+const Template AtomicXor = LLQ_HYGIENIC_INSTRS(R"(
+  %ap = getelementptr $type:t, ptr $opr:buf, i64 $opr:ix
+  %ao = atomicrmw xor ptr %ap, $type:t $opr:x monotonic
+)");
+const Template AtomicMax = LLQ_HYGIENIC_INSTRS(R"(
+  %ap = getelementptr $type:t, ptr $opr:buf, i64 $opr:ix
+  %ao = atomicrmw max ptr %ap, $type:t $opr:x monotonic
+)");
+const Template AtomicMin = LLQ_HYGIENIC_INSTRS(R"(
+  %ap = getelementptr $type:t, ptr $opr:buf, i64 $opr:ix
+  %ao = atomicrmw min ptr %ap, $type:t $opr:x monotonic
+)");
+const Template AtomicUMax = LLQ_HYGIENIC_INSTRS(R"(
+  %ap = getelementptr $type:t, ptr $opr:buf, i64 $opr:ix
+  %ao = atomicrmw umax ptr %ap, $type:t $opr:x monotonic
+)");
+const Template AtomicUMin = LLQ_HYGIENIC_INSTRS(R"(
+  %ap = getelementptr $type:t, ptr $opr:buf, i64 $opr:ix
+  %ao = atomicrmw umin ptr %ap, $type:t $opr:x monotonic
+)");
+const Template AtomicFMax = LLQ_HYGIENIC_INSTRS(R"(
+  %ap = getelementptr $type:t, ptr $opr:buf, i64 $opr:ix
+  %ao = atomicrmw fmax ptr %ap, $type:t $opr:x monotonic
+)");
+const Template AtomicFMin = LLQ_HYGIENIC_INSTRS(R"(
+  %ap = getelementptr $type:t, ptr $opr:buf, i64 $opr:ix
+  %ao = atomicrmw fmin ptr %ap, $type:t $opr:x monotonic
+)");
+
+/// The template of atomicrmw operation Op, or null.
+const Template *atomicCombine(const std::string &Op) {
+  static const std::pair<const char *, const Template *> Ops[] = {
+      {"add", &AtomicAdd},   {"fadd", &AtomicFAdd}, {"and", &AtomicAnd},
+      {"or", &AtomicOr},     {"xor", &AtomicXor},   {"max", &AtomicMax},
+      {"min", &AtomicMin},   {"umax", &AtomicUMax}, {"umin", &AtomicUMin},
+      {"fmax", &AtomicFMax}, {"fmin", &AtomicFMin}};
+  for (const auto &[Name, T] : Ops)
+    if (Op == Name)
+      return T;
+  return nullptr;
 }
+
+/// The element combined into its target with a compare-and-swap loop on
+/// the target's bits: a bitcast between the element and its bits (a no-op
+/// for integers), or, for a bool, a byte.
+const Template CasCombine = LLQ_HYGIENIC_INSTRS(R"(
+  %cp = getelementptr $type:bits, ptr $opr:buf, i64 $opr:ix
+  %cur = load atomic $type:bits, ptr %cp monotonic, align $const:align
+  %spin = i1 true
+  while %spin {
+    %oldv = bitcast $type:bits %cur to $type:t
+    %newv = call $type:t $gid:f($type:t $opr:x, $type:t %oldv)
+    %newb = bitcast $type:t %newv to $type:bits
+    %pair = cmpxchg ptr %cp, $type:bits %cur, $type:bits %newb monotonic monotonic
+    %cur = extractvalue { $type:bits, i1 } %pair, 0
+    %done = extractvalue { $type:bits, i1 } %pair, 1
+    %spin = xor i1 %done, true
+  }
+)");
+const Template CasCombineBool = LLQ_HYGIENIC_INSTRS(R"(
+  %cp = getelementptr i8, ptr $opr:buf, i64 $opr:ix
+  %cur = load atomic i8, ptr %cp monotonic, align 1
+  %spin = i1 true
+  while %spin {
+    %oldv = trunc i8 %cur to i1
+    %newv = call i1 $gid:f(i1 $opr:x, i1 %oldv)
+    %newb = zext i1 %newv to i8
+    %pair = cmpxchg ptr %cp, i8 %cur, i8 %newb monotonic monotonic
+    %cur = extractvalue { i8, i1 } %pair, 0
+    %done = extractvalue { i8, i1 } %pair, 1
+    %spin = xor i1 %done, true
+  }
+)");
+
+/// A tuple's target cell under its lock byte.
+const Template Lock = LLQ_HYGIENIC_INSTRS(R"(
+  %lp = getelementptr i8, ptr $opr:locks, i64 $opr:ix
+  %spin = i1 true
+  while %spin {
+    %held = atomicrmw xchg ptr %lp, i8 1 acquire
+    %spin = icmp ne i8 %held, 0
+  }
+)");
+const Template Unlock = LLQ_HYGIENIC_INSTRS(R"(
+  store atomic i8 0, ptr $opr:lock release, align 1
+)");
+
+/// The private phase's part of the source, and its copy of the output
+/// (with the bytes that say a cell was reached).
+const Template PrivateSetup = LLQ_INSTRS(R"(
+  %part = sdiv i64 %lo, $opr:partlen
+  %pfirst = mul i64 %part, $opr:outsize
+  %pcopy = getelementptr $type:mem, ptr $opr:private, i64 %pfirst
+)");
+const Template PrivateReached = LLQ_INSTRS(R"(
+  %preach = getelementptr i8, ptr $opr:reached, i64 %pfirst
+)");
+/// A cell of the copy is set by the first element that reaches it and
+/// combined with by the others.
+const Template PrivateFirst = LLQ_INSTRS(R"(
+  %rp = getelementptr i8, ptr %preach, i64 $opr:ix
+  %seen = load i8, ptr %rp
+  %fresh = icmp eq i8 %seen, 0
+  if %fresh {
+    $instrs:first
+    store i8 1, ptr %rp
+  } else {
+    $instrs:combine
+  }
+)");
+/// The merge: part %part's copy of cell %i, if the part reached it.
+const Template MergeSetup = LLQ_INSTRS(R"(
+  %parts = i64 $opr:parts
+)");
+const Template MergeCell = LLQ_INSTRS(R"(
+  %mfirst = mul i64 %part, $opr:outsize
+  %mcell = add i64 %mfirst, %i
+)");
+const Template MergeIfReached = LLQ_INSTRS(R"(
+  %mrp = getelementptr i8, ptr $opr:reached, i64 %mcell
+  %mseen = load i8, ptr %mrp
+  %mhas = icmp ne i8 %mseen, 0
+  if %mhas {
+    $instrs:merge
+  }
+)");
 
 class Permute final : public Skeleton {
 public:
@@ -113,151 +261,123 @@ public:
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
     const Node &N = G.root(), &Def = *N.Kids[0], &Src = *N.Kids[1];
     const Fn &Combine = N.Fns[0], &Proj = N.Fns[1];
-    std::string T = irType(N.Type);
-    std::string Copy;
-    std::string D = G.elemLinear(Def, "%i", Copy);
-    G.store(N.Type, G.outBuffers(0, N.Type), D, "%i", Copy);
+    llvm::Type *T = G.type(N.Type);
+    llvm::Type *I64 = llvm::Type::getInt64Ty(Ctx);
+    Code Copy;
+    Operand D = G.elemLinear(Def, "i", Copy);
+    G.store(N.Type, G.outBuffers(0, N.Type), D, "i", Copy);
 
-    std::string Target;
-    std::vector<std::string> Ix = G.multiOf(Src, "%i", Target);
-    std::string X = G.elemMulti(Src, Ix, Target);
-    Target += fmt::format("  %x = {} {}\n", T, X);
-    std::vector<std::string> Args;
-    for (const std::string &I : Ix)
-      Args.push_back("i64 " + I);
-    std::string P = G.call(N, 1, Args, Target);
+    // The element (%x), its target (TL) and whether the target is inside
+    // the output (%inside).
+    Code Target;
+    std::vector<Operand> Ix = G.multiOf(Src, "i", Target);
+    G.assign(Target, "x", T, G.elemMulti(Src, Ix, Target));
+    std::vector<Typed> Args;
+    for (const Operand &I : Ix)
+      Args.push_back({I64, I});
+    Operand P = G.call(N, 1, Args, Target);
     unsigned Rank = Def.Sh.rank();
-    std::vector<std::string> Tx;
+    std::vector<Operand> Tx;
     if (Rank == 1)
       Tx.push_back(P);
-    for (unsigned I = 0; Rank > 1 && I < Rank; ++I) {
-      Tx.push_back(G.fresh("tx"));
-      Target += fmt::format("  {} = extractvalue {} {}, {}\n", Tx.back(),
-                            Proj.resultType(), P, I);
-    }
-    Target += "  %inside = i1 true\n";
-    for (unsigned I = 0; I < Rank; ++I) {
-      std::string Lo = G.fresh("ge"), Hi = G.fresh("lt"), Both = G.fresh("in");
-      Target += fmt::format("  {} = icmp sge i64 {}, 0\n", Lo, Tx[I]);
-      Target += fmt::format("  {} = icmp slt i64 {}, {}\n", Hi, Tx[I],
-                            G.extent(Def, I));
-      Target += fmt::format("  {} = and i1 {}, {}\n", Both, Lo, Hi);
-      Target += fmt::format("  %inside = and i1 %inside, {}\n", Both);
-    }
+    for (unsigned I = 0; Rank > 1 && I < Rank; ++I)
+      Tx.push_back(G.extractField(Target, G.typeOf(Proj.resultType()), P, I));
+    Operand Inside = true;
+    for (unsigned I = 0; I < Rank; ++I)
+      Inside = G.emit(Target, InRange,
+                      {{"ix", Tx[I]}, {"extent", G.extent(Def, I)},
+                       {"sofar", Inside}},
+                      "ok");
+    G.assign(Target, "inside", llvm::Type::getInt1Ty(Ctx), Inside);
     // The target's linear position is computed with the target, before the
     // test: both the scatter and the private phase splice the target code,
     // and each combines at TL in its own way.
-    std::string TL = G.linearOf(Def, Tx, Target);
-    std::string Comb;
-    std::vector<std::string> Out = G.outBuffers(0, N.Type, /*NoAlias=*/false);
-    std::string Setup;
+    Operand TL = G.linearOf(Def, Tx, Target);
+    Code Comb;
+    std::vector<Operand> Out = G.outBuffers(0, N.Type, /*NoAlias=*/false);
+    // A read-combine-write of TL in Bufs.
+    auto CombineInto = [&](const std::vector<Operand> &Bufs, Code &C) {
+      Operand Old = G.load(N.Type, Bufs, TL, C);
+      Operand New = G.call(Combine, {{T, "x"}, {T, Old}}, C);
+      G.store(N.Type, Bufs, New, TL, C);
+    };
+    const Template *Atomic = atomicCombine(Combine.impl().AtomicOp);
     if (!G.atomics()) {
-      std::string Old = G.load(N.Type, Out, TL, Comb);
-      std::string New = G.call(Combine, {T + " %x", T + " " + Old}, Comb);
-      G.store(N.Type, Out, New, TL, Comb);
-    } else if (!N.Type.isTuple() && !Combine.impl().AtomicOp.empty()) {
-      Comb += fmt::format("  %ap = getelementptr {0}, ptr {1}, i64 {2}\n"
-                          "  %ao = atomicrmw {3} ptr %ap, {0} %x monotonic\n",
-                          T, Out[0], TL, Combine.impl().AtomicOp);
+      CombineInto(Out, Comb);
+    } else if (!N.Type.isTuple() && Atomic) {
+      G.emit(Comb, *Atomic, {{"t", T}, {"buf", Out[0]}, {"ix", TL}, {"x", "x"}});
     } else if (!N.Type.isTuple()) {
       ScalarKind K = N.Type.field(0);
-      std::string B = bitsType(K), Mem = memType(K);
-      std::string ToT, FromT;
-      if (K == ScalarKind::Bool) {
-        ToT = "  %oldv = trunc i8 %cur to i1\n";
-        FromT = "  %newb = zext i1 %newv to i8\n";
-      } else if (K == ScalarKind::F16 || K == ScalarKind::F32 ||
-                 K == ScalarKind::F64) {
-        ToT = fmt::format("  %oldv = bitcast {} %cur to {}\n", B, T);
-        FromT = fmt::format("  %newb = bitcast {} %newv to {}\n", T, B);
-      } else {
-        ToT = fmt::format("  %oldv = {} %cur\n", T);
-        FromT = fmt::format("  %newb = {} %newv\n", T);
-      }
-      Comb += fmt::format(
-          "  %cp = getelementptr {0}, ptr {1}, i64 {2}\n"
-          "  %cur = load atomic {3}, ptr %cp monotonic, align {4}\n"
-          "  %spin = i1 true\n"
-          "  while %spin {{\n{5}"
-          "    %newv = call {6} {7}({6} %x, {6} %oldv)\n{8}"
-          "    %pair = cmpxchg ptr %cp, {3} %cur, {3} %newb monotonic "
-          "monotonic\n"
-          "    %cur = extractvalue {{ {3}, i1 }} %pair, 0\n"
-          "    %done = extractvalue {{ {3}, i1 }} %pair, 1\n"
-          "    %spin = xor i1 %done, true\n  }}\n",
-          Mem, Out[0], TL, B, rt::byteSize(K), ToT, T, G.fn(Combine), FromT);
+      if (K == ScalarKind::Bool)
+        G.emit(Comb, CasCombineBool,
+               {{"buf", Out[0]}, {"ix", TL}, {"x", "x"}, {"f", G.fn(Combine)}});
+      else
+        G.emit(Comb, CasCombine,
+               {{"bits", llvm::Type::getIntNTy(Ctx, unsigned(rt::byteSize(K) * 8))},
+                {"t", T},
+                {"buf", Out[0]},
+                {"ix", TL},
+                {"align", rt::byteSize(K)},
+                {"x", "x"},
+                {"f", G.fn(Combine)}});
     } else {
-      Setup = fmt::format("  %locks = ptr {}\n", G.hostPtr(0, false));
-      Comb += fmt::format("  %lp = getelementptr i8, ptr %locks, i64 {}\n"
-                          "  %spin = i1 true\n"
-                          "  while %spin {{\n"
-                          "    %held = atomicrmw xchg ptr %lp, i8 1 acquire\n"
-                          "    %spin = icmp ne i8 %held, 0\n  }}\n",
-                          TL);
-      std::string Old = G.load(N.Type, Out, TL, Comb);
-      std::string New = G.call(Combine, {T + " %x", T + " " + Old}, Comb);
-      G.store(N.Type, Out, New, TL, Comb);
-      Comb += "  store atomic i8 0, ptr %lp release, align 1\n";
+      Operand Held = G.emit(Comb, Lock,
+                            {{"locks", G.hostPtr(Locks, false)}, {"ix", TL}},
+                            "lp");
+      CombineInto(Out, Comb);
+      G.emit(Comb, Unlock, {{"lock", Held}});
     }
 
     // Private copies: the part this piece of the source belongs to, its
     // copy of the output, and the byte per cell that says it was reached.
-    std::string PSetup, PComb, MSetup, MComb;
+    Code PSetup, PComb, MSetup, MComb;
     if (G.atomics() && !N.Type.isTuple()) {
       // Copies of an operation whose identity is zero start as the zeroed
       // scratch; the others keep a byte per cell that says it was reached.
       bool Zero = zeroIsIdentity(Combine);
-      PSetup = fmt::format(
-          "  %part = sdiv i64 %lo, {0}\n"
-          "  %pfirst = mul i64 %part, {1}\n"
-          "  %pcopy = getelementptr {2}, ptr {3}, i64 %pfirst\n",
-          G.hostInt(PartLen), G.hostInt(OutSize), memType(N.Type.field(0)),
-          G.hostPtr(Private));
+      G.code(PSetup, PrivateSetup,
+             {{"partlen", G.hostInt(PartLen)},
+              {"outsize", G.hostInt(OutSize)},
+              {"mem", G.memType(N.Type.field(0))},
+              {"private", G.hostPtr(Private)}},
+             {"part", "pfirst", "pcopy"});
       if (!Zero)
-        PSetup += fmt::format(
-            "  %preach = getelementptr i8, ptr {}, i64 %pfirst\n",
-            G.hostPtr(Reached));
-      std::vector<std::string> Copy = {"%pcopy"};
+        G.code(PSetup, PrivateReached, {{"reached", G.hostPtr(Reached)}},
+               {"preach"});
+      std::vector<Operand> CopyBufs = {"pcopy"};
       if (!Zero) {
-        PComb = fmt::format("  %rp = getelementptr i8, ptr %preach, i64 {}\n"
-                            "  %seen = load i8, ptr %rp\n"
-                            "  %fresh = icmp eq i8 %seen, 0\n"
-                            "  if %fresh {{\n",
-                            TL);
-        G.store(N.Type, Copy, "%x", TL, PComb);
-        PComb += "    store i8 1, ptr %rp\n  } else {\n";
+        Code First, Later;
+        G.store(N.Type, CopyBufs, "x", TL, First);
+        CombineInto(CopyBufs, Later);
+        G.code(PComb, PrivateFirst,
+               {{"ix", TL}, {"first", First}, {"combine", Later}},
+               {"rp", "seen", "fresh"});
+      } else {
+        CombineInto(CopyBufs, PComb);
       }
-      std::string Old = G.load(N.Type, Copy, TL, PComb);
-      std::string New = G.call(Combine, {T + " %x", T + " " + Old}, PComb);
-      G.store(N.Type, Copy, New, TL, PComb);
-      if (!Zero)
-        PComb += "  }\n";
 
-      MSetup = fmt::format("  %parts = i64 {}\n", G.hostInt(Parts));
-      MComb = fmt::format("  %mfirst = mul i64 %part, {0}\n"
-                          "  %mcell = add i64 %mfirst, %i\n",
-                          G.hostInt(OutSize));
+      G.code(MSetup, MergeSetup, {{"parts", G.hostInt(Parts)}}, {"parts"});
+      G.code(MComb, MergeCell, {{"outsize", G.hostInt(OutSize)}},
+             {"mfirst", "mcell"});
+      std::vector<Operand> All = {G.hostPtr(Private)};
+      std::vector<Operand> Outs = G.outBuffers(0, N.Type);
+      Code Merge;
+      Operand Mine = G.load(N.Type, All, "mcell", Merge);
+      Operand Cur = G.load(N.Type, Outs, "i", Merge);
+      Operand Both = G.call(Combine, {{T, Mine}, {T, Cur}}, Merge);
+      G.store(N.Type, Outs, Both, "i", Merge);
       if (!Zero)
-        MComb += fmt::format("  %mrp = getelementptr i8, ptr {}, i64 %mcell\n"
-                             "  %mseen = load i8, ptr %mrp\n"
-                             "  %mhas = icmp ne i8 %mseen, 0\n"
-                             "  if %mhas {{\n",
-                             G.hostPtr(Reached));
-      std::vector<std::string> All = {G.hostPtr(Private)};
-      std::vector<std::string> Outs = G.outBuffers(0, N.Type);
-      std::string Mine = G.load(N.Type, All, "%mcell", MComb);
-      std::string Cur = G.load(N.Type, Outs, "%i", MComb);
-      std::string Both = G.call(Combine, {T + " " + Mine, T + " " + Cur}, MComb);
-      G.store(N.Type, Outs, Both, "%i", MComb);
-      if (!Zero)
-        MComb += "  }\n";
+        G.code(MComb, MergeIfReached,
+               {{"reached", G.hostPtr(Reached)}, {"merge", Merge}},
+               {"mrp", "mseen", "mhas"});
+      else
+        MComb.insert(MComb.end(), Merge.begin(), Merge.end());
     } else {
       // Never run: the phases exist in every permute kernel.
-      MSetup = "  %parts = i64 0\n";
+      G.code(MSetup, MergeSetup, {{"parts", 0}}, {"parts"});
     }
     return G.instantiate(PermuteSkeleton,
                          {{"copy", Copy},
-                          {"setup", Setup},
                           {"target", Target},
                           {"combine", Comb},
                           {"psetup", PSetup},

@@ -389,8 +389,8 @@ RuntimeImpl::kernelFor(const Node &Root) {
   auto Start = std::chrono::steady_clock::now();
   std::string Name = fmt::format("llq_{}_{:016x}", Root.Skel->name(),
                                  uint64_t(KeyHash()(Key)));
-  KernelGen G(Root, Name, *B, Checks);
   auto Ctx = std::make_unique<llvm::LLVMContext>();
+  KernelGen G(Root, Name, *B, *Ctx, Checks);
   auto M = generate(G, *Ctx);
   if (!M)
     return llvm::joinErrors(
@@ -519,8 +519,8 @@ llvm::Expected<std::string> RuntimeImpl::kernelCode(const NodeRef &N,
   auto Root = rootOf(N);
   if (!Root)
     return Root.takeError();
-  KernelGen G(**Root, "kernel", *B, Checks);
   llvm::LLVMContext Ctx;
+  KernelGen G(**Root, "kernel", *B, Ctx, Checks);
   auto M = generate(G, Ctx);
   if (!M)
     return M.takeError();

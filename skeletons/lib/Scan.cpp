@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/skeletons/Skeleton.h"
+#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
 #include <fmt/format.h>
 
@@ -225,6 +226,63 @@ entry:
 $defs:entries
 )");
 
+/// The scans' slots, as the templates' variables.
+const Template ScanSetup = LLQ_INSTRS(R"(
+  %n = i64 $opr:n
+  %nchunks = i64 $opr:nchunks
+  %chunk = i64 $opr:chunk
+  %sums = ptr $opr:sums
+  %carries = ptr $opr:carries
+)");
+const Template StreamSetup = LLQ_INSTRS(R"(
+  %flags = ptr $opr:flags
+  %ticket = ptr $opr:ticket
+)");
+const Template SegSetup = LLQ_INSTRS(R"(
+  %offs = ptr $opr:offs
+  %lens = ptr $opr:lens
+)");
+
+/// $id:dest = F(a, b).
+const Template Combine = LLQ_HYGIENIC_INSTRS(R"(
+  $id:dest = call $type:t $gid:f($type:t $opr:a, $type:t $opr:b)
+)");
+/// v + k.
+const Template Plus = LLQ_HYGIENIC_INSTRS(R"(
+  %r = add i64 $opr:v, $const:k
+)");
+
+/// A segment scanned from its seed: upwards, the seed at its start, or
+/// downwards, the seed at its end.
+const Template SegLeft = LLQ_INSTRS(R"(
+  $instrs:seedcode
+  %acc = $type:t $opr:seed
+  $instrs:storebase
+  for i64 %j in %first to %last {
+    $instrs:elem
+    %acc = call $type:t $gid:f($type:t %acc, $type:t %x)
+    %d = sub i64 %j, %first
+    %o1 = add i64 %base, %d
+    %o = add i64 %o1, 1
+    $instrs:storeo
+  }
+)");
+const Template SegRight = LLQ_INSTRS(R"(
+  $instrs:seedcode
+  %acc = $type:t $opr:seed
+  %top = add i64 %base, %len
+  $instrs:storetop
+  %jt = sub i64 %last, 1
+  %jb = sub i64 %first, 1
+  for i64 %j in %jt downto %jb {
+    $instrs:elem
+    %acc = call $type:t $gid:f($type:t %x, $type:t %acc)
+    %d = sub i64 %j, %first
+    %o = add i64 %base, %d
+    $instrs:storeo
+  }
+)");
+
 class ScanSeg final : public Skeleton {
 public:
   explicit ScanSeg(bool Left) : Left(Left) {}
@@ -233,34 +291,20 @@ public:
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
     const Node &N = G.root(), &A = *N.Kids[0];
-    std::string T = irType(N.Type), F = G.fn(N.Fns[0]);
-    std::string Setup = fmt::format("  %offs = ptr {}\n  %lens = ptr {}\n",
-                                    G.hostPtr(0), G.hostPtr(1));
-    std::string Body, Elem;
-    Elem += fmt::format("  %x = {} {}\n", T, G.elemMulti(A, {"%j"}, Elem));
-    std::vector<std::string> Out = G.outBuffers(0, N.Type);
-    std::string Seed = G.constant(N, 0, Body);
-    Body += fmt::format("  %acc = {} {}\n", T, Seed);
-    std::string Step;
-    if (Left) {
-      G.store(N.Type, Out, "%acc", "%base", Body);
-      Step = Elem +
-             fmt::format("  %acc = call {0} {1}({0} %acc, {0} %x)\n", T, F) +
-             "  %d = sub i64 %j, %first\n  %o1 = add i64 %base, %d\n"
-             "  %o = add i64 %o1, 1\n";
-      G.store(N.Type, Out, "%acc", "%o", Step);
-      Body += "  for i64 %j in %first to %last {\n" + Step + "  }\n";
-    } else {
-      Body += "  %top = add i64 %base, %len\n";
-      G.store(N.Type, Out, "%acc", "%top", Body);
-      Step = Elem +
-             fmt::format("  %acc = call {0} {1}({0} %x, {0} %acc)\n", T, F) +
-             "  %d = sub i64 %j, %first\n  %o = add i64 %base, %d\n";
-      G.store(N.Type, Out, "%acc", "%o", Step);
-      Body += "  %jt = sub i64 %last, 1\n  %jb = sub i64 %first, 1\n"
-              "  for i64 %j in %jt downto %jb {\n" +
-              Step + "  }\n";
-    }
+    llvm::Type *T = G.type(N.Type);
+    Code Setup, Body, Elem, SeedCode, AtStart, Step;
+    G.code(Setup, SegSetup, {{"offs", G.hostPtr(0)}, {"lens", G.hostPtr(1)}},
+           {"offs", "lens"});
+    G.assign(Elem, "x", T, G.elemMulti(A, {"j"}, Elem));
+    std::vector<Operand> Out = G.outBuffers(0, N.Type);
+    Operand Seed = G.constant(N, 0, SeedCode);
+    G.store(N.Type, Out, "acc", Left ? "base" : "top", AtStart);
+    G.store(N.Type, Out, "acc", "o", Step);
+    Bindings B{{"seedcode", SeedCode}, {"seed", Seed}, {"t", T},
+               {"elem", Elem}, {"f", G.fn(N.Fns[0])}, {"storeo", Step},
+               {Left ? "storebase" : "storetop", AtStart}};
+    G.code(Body, Left ? SegLeft : SegRight, B,
+           {"acc", "j", "d", "o1", "o", "top", "jt", "jb", "x"});
     return G.instantiate(ScanSegSkeleton, {{"setup", Setup}, {"body", Body}},
                          {"seg"}, Ctx);
   }
@@ -281,78 +325,205 @@ private:
   bool Left;
 };
 
-/// Code scanning the chunk again, after \p FinalInit has set %acc and
-/// %from for its first element in scan order: as four quarters at once when
-/// the fold made them, each from its own carry (the chunk's carry, %cin,
-/// combined with the folds of the quarters before it in scan order), else
-/// as one chain. \p Step scans element %j into %acc; \p Edge1 says that
-/// the chunk at the scan's start of a scanl1/scanr1 (%inner false) starts
-/// from its own first element, not from a carry.
-std::string scanChunk(bool Left, bool Edge1, const std::string &Step,
-                      const std::string &T, const std::string &F) {
-  auto Call = [&](const std::string &Dest, const std::string &A,
-                  const std::string &B) {
-    return fmt::format("  {0} = call {1} {2}({1} {3}, {1} {4})\n", Dest, T, F,
-                       A, B);
-  };
-  // Quarters in scan order, with their folds: the first starts at the
-  // chunk's carry.
-  const char *Folds[] = {"%a0", "%a1", "%a2", "%a3"};
-  std::vector<int> Order = Left ? std::vector<int>{0, 1, 2, 3}
-                                : std::vector<int>{3, 2, 1, 0};
-  std::string Code = "  if %multi {\n";
-  // Carries into the quarters after the first.
-  for (int K = 1; K < 4; ++K) {
-    std::string Dest = fmt::format("%k{}", Order[K]);
-    const char *Before = Folds[Order[K - 1]];
-    std::string Prev = K == 1 ? "%cin" : fmt::format("%k{}", Order[K - 1]);
-    std::string Combined = fmt::format("%kc{}", Order[K]);
-    Code += Left ? Call(Combined, Prev, Before) : Call(Combined, Before, Prev);
-    if (K == 1 && Edge1)
-      Code += fmt::format("  {0} = {1} {2}\n  if %inner {{\n  {0} = {1} {3}\n"
-                          "  }}\n",
-                          Dest, T, Before, Combined);
-    else
-      Code += fmt::format("  {} = {} {}\n", Dest, T, Combined);
+/// Where the three-phase scan's carry phase starts (%carry, %c0), and how
+/// the final phase starts a chunk (%acc, %from): for scanl1/scanr1, the
+/// chunk at the scan's start starts from its own first element.
+const Template CarryFromFirst = LLQ_INSTRS(R"(
+  %lastchunk = sub i64 %nchunks, 1
+  %sp0 = getelementptr $type:t, ptr %sums, i64 $opr:edge
+  %carry = load $type:t, ptr %sp0
+  %c0 = add i64 $opr:c0base, $const:c0off
+)");
+const Template CarryFromSeed = LLQ_INSTRS(R"(
+  $instrs:seedcode
+  %carry = $type:t $opr:seed
+  %c0 = add i64 $opr:c0base, $const:c0off
+)");
+const Template FinalFromFirst = LLQ_INSTRS(R"(
+  %lastchunk = sub i64 %nchunks, 1
+  %edge = icmp eq i64 %c, $opr:edge
+  if %edge {
+    %j = add i64 $opr:jbase, $const:joff
+    $instrs:elem
+    %acc = $type:t %x
+    $instrs:storej
+    %from = add i64 $opr:jbase, $const:fromoff
+  } else {
+    %acc = load $type:t, ptr %cp
+    %from = add i64 $opr:jbase, $const:joff
   }
-  Code += fmt::format("  %k{} = {} %acc\n", Order[0], T);
-  // Element %i of each quarter, in scan order within it. The first
-  // quarter's first element may have been written by FinalInit.
-  auto Quarter = [&](int K) {
-    std::string Start = K == 0 ? "%first" : fmt::format("%q{}", K);
-    std::string End = K == 3 ? "%last" : fmt::format("%q{}", K + 1);
-    std::string C;
-    if (Left)
-      C += fmt::format("  %j = add i64 {}, %i\n", Start);
-    else
-      C += fmt::format("  %j = sub i64 {}, 1\n  %j = sub i64 %j, %i\n", End);
-    std::string Body = fmt::format("  %acc = {} %k{}\n", T, K) + Step +
-                       fmt::format("  %k{} = {} %acc\n", K, T);
-    if (K == Order[0])
-      C += fmt::format("  %ok = icmp {} i64 %j, %from\n  if %ok {{\n{}  }}\n",
-                       Left ? "sge" : "sle", Body);
-    else
-      C += Body;
-    return C;
-  };
-  Code += "  for i64 %i in 0 to %q {\n";
-  for (int K : Order)
-    Code += Quarter(K);
-  Code += "  }\n";
-  // The last quarter's elements beyond the others' length.
-  Code += fmt::format("  %acc = {} %k3\n", T);
-  if (Left)
-    Code += "  %tail = add i64 %q3, %q\n"
-            "  for i64 %j in %tail to %last {\n" + Step + "  }\n";
-  else
-    Code += "  %rest = sub i64 %last, %q\n  %rest = sub i64 %rest, 1\n"
-            "  %qb = sub i64 %q3, 1\n"
-            "  for i64 %j in %rest downto %qb {\n" + Step + "  }\n";
-  Code += "  } else {\n";
-  Code += Left ? "  for i64 %j in %from to %last {\n"
-               : "  for i64 %j in %from downto %below {\n";
-  return Code + Step + "  }\n  }\n";
-}
+)");
+const Template FinalFromCarry = LLQ_INSTRS(R"(
+  %acc = load $type:t, ptr %cp
+  %from = add i64 $opr:jbase, $const:joff
+)");
+
+/// The streaming scan: the chunk of ticket %t, and its link to the chunk
+/// before it in scan order: wait until that one has published the value of
+/// everything up to its end (%carry; the seed or nothing at the scan's
+/// start), publish this chunk's own ($instrs:incl makes %incl from %carry
+/// and the chunk's fold %acc), and at the scan's end write what comes
+/// after everything ($instrs:carrydone).
+const Template PickUp = LLQ_INSTRS(R"(
+  %c = i64 %t
+)");
+const Template PickDown = LLQ_INSTRS(R"(
+  %top = sub i64 %nchunks, 1
+  %c = sub i64 %top, %t
+)");
+const Template StreamLink = LLQ_INSTRS(R"(
+  $instrs:seedcode
+  %endchunk = sub i64 %nchunks, 1
+  %edge = icmp eq i64 %c, $opr:edge
+  %carry = $type:t $opr:start
+  %inner = xor i1 %edge, true
+  if %inner {
+    %prev = add i64 %c, $const:prevoff
+    %fp = getelementptr i32, ptr %flags, i64 %prev
+    %ready = load atomic i32, ptr %fp acquire, align 4
+    %wait = icmp eq i32 %ready, 0
+    while %wait {
+      %ready = load atomic i32, ptr %fp acquire, align 4
+      %wait = icmp eq i32 %ready, 0
+    }
+    %pp = getelementptr $type:t, ptr %sums, i64 %prev
+    %carry = load $type:t, ptr %pp
+  }
+  %cq = getelementptr $type:t, ptr %carries, i64 %c
+  store $type:t %carry, ptr %cq
+  %cin = $type:t %carry
+  $instrs:incl
+  %ip = getelementptr $type:t, ptr %sums, i64 %c
+  store $type:t %incl, ptr %ip
+  %fc = getelementptr i32, ptr %flags, i64 %c
+  store atomic i32 1, ptr %fc release, align 4
+  %done = icmp eq i64 %c, $opr:end
+  if %done {
+    %carry = $type:t %incl
+    $instrs:carrydone
+  }
+)");
+/// scanl1/scanr1: the chunk at the scan's start has no carry.
+const Template InclusiveOfInner = LLQ_INSTRS(R"(
+  %incl = $type:t %acc
+  if %inner {
+    $instrs:combine
+  }
+)");
+const Template EmptyScan = LLQ_INSTRS(R"(
+  $instrs:seedcode
+  %carry = $type:t $opr:seed
+  $instrs:carrydone
+)");
+
+/// The chunk scanned again, after the final init has set %acc and %from
+/// for its first element in scan order: as four quarters at once when the
+/// fold made them (%multi), each from its own carry (the chunk's carry,
+/// %cin, combined with the folds %a0 .. %a3 of the quarters before it in
+/// scan order), else as one chain. $instrs:step scans element %j into
+/// %acc. $instrs:second sets the carry of the second quarter in scan order
+/// (%k1 upwards, %k2 downwards) from %kc1 / %kc2: for scanl1/scanr1, the
+/// chunk at the scan's start (%inner false) starts it from its first
+/// quarter's fold, not from a carry.
+const Template ScanChunkUp = LLQ_INSTRS(R"(
+  if %multi {
+    %kc1 = call $type:t $gid:f($type:t %cin, $type:t %a0)
+    $instrs:second
+    %kc2 = call $type:t $gid:f($type:t %k1, $type:t %a1)
+    %k2 = $type:t %kc2
+    %kc3 = call $type:t $gid:f($type:t %k2, $type:t %a2)
+    %k3 = $type:t %kc3
+    %k0 = $type:t %acc
+    for i64 %i in 0 to %q {
+      %j = add i64 %first, %i
+      %ok = icmp sge i64 %j, %from
+      if %ok {
+        %acc = $type:t %k0
+        $instrs:step
+        %k0 = $type:t %acc
+      }
+      %j = add i64 %q1, %i
+      %acc = $type:t %k1
+      $instrs:step
+      %k1 = $type:t %acc
+      %j = add i64 %q2, %i
+      %acc = $type:t %k2
+      $instrs:step
+      %k2 = $type:t %acc
+      %j = add i64 %q3, %i
+      %acc = $type:t %k3
+      $instrs:step
+      %k3 = $type:t %acc
+    }
+    %acc = $type:t %k3
+    %tail = add i64 %q3, %q
+    for i64 %j in %tail to %last {
+      $instrs:step
+    }
+  } else {
+    for i64 %j in %from to %last {
+      $instrs:step
+    }
+  }
+)");
+const Template ScanChunkDown = LLQ_INSTRS(R"(
+  if %multi {
+    %kc2 = call $type:t $gid:f($type:t %a3, $type:t %cin)
+    $instrs:second
+    %kc1 = call $type:t $gid:f($type:t %a2, $type:t %k2)
+    %k1 = $type:t %kc1
+    %kc0 = call $type:t $gid:f($type:t %a1, $type:t %k1)
+    %k0 = $type:t %kc0
+    %k3 = $type:t %acc
+    for i64 %i in 0 to %q {
+      %j = sub i64 %last, 1
+      %j = sub i64 %j, %i
+      %ok = icmp sle i64 %j, %from
+      if %ok {
+        %acc = $type:t %k3
+        $instrs:step
+        %k3 = $type:t %acc
+      }
+      %j = sub i64 %q3, 1
+      %j = sub i64 %j, %i
+      %acc = $type:t %k2
+      $instrs:step
+      %k2 = $type:t %acc
+      %j = sub i64 %q2, 1
+      %j = sub i64 %j, %i
+      %acc = $type:t %k1
+      $instrs:step
+      %k1 = $type:t %acc
+      %j = sub i64 %q1, 1
+      %j = sub i64 %j, %i
+      %acc = $type:t %k0
+      $instrs:step
+      %k0 = $type:t %acc
+    }
+    %acc = $type:t %k3
+    %rest = sub i64 %last, %q
+    %rest = sub i64 %rest, 1
+    %qb = sub i64 %q3, 1
+    for i64 %j in %rest downto %qb {
+      $instrs:step
+    }
+  } else {
+    for i64 %j in %from downto %below {
+      $instrs:step
+    }
+  }
+)");
+/// The second quarter's carry: always combined, or, for scanl1/scanr1,
+/// only inside the scan.
+const Template SecondCarry = LLQ_INSTRS(R"(
+  $id:k = $type:t $id:kc
+)");
+const Template SecondCarryOfInner = LLQ_INSTRS(R"(
+  $id:k = $type:t $id:fold
+  if %inner {
+    $id:k = $type:t $id:kc
+  }
+)");
 
 class Scan final : public Skeleton {
 public:
@@ -363,127 +534,142 @@ public:
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
     const Node &N = G.root(), &A = *N.Kids[0];
     int64_t Variant = N.Code[0];
-    std::string T = irType(N.Type), F = G.fn(N.Fns[0]);
-    std::string Setup = fmt::format(
-        "  %n = i64 {}\n  %nchunks = i64 {}\n  %chunk = i64 {}\n"
-        "  %sums = ptr {}\n  %carries = ptr {}\n",
-        G.hostInt(0), G.hostInt(1), G.hostInt(2), G.hostPtr(3), G.hostPtr(4));
-    std::string Elem;
-    Elem += fmt::format("  %x = {} {}\n", T, G.elemMulti(A, {"%j"}, Elem));
-    std::vector<std::string> Out = G.outBuffers(0, N.Type);
+    llvm::Type *T = G.type(N.Type);
+    std::string F = G.fn(N.Fns[0]);
+    Code Setup;
+    G.code(Setup, ScanSetup,
+           {{"n", G.hostInt(0)},
+            {"nchunks", G.hostInt(1)},
+            {"chunk", G.hostInt(2)},
+            {"sums", G.hostPtr(3)},
+            {"carries", G.hostPtr(4)}},
+           {"n", "nchunks", "chunk", "sums", "carries"});
+    // The element %j: its code, its value X, and both with %x set to it.
+    Code ElemCode;
+    Operand X = G.elemMulti(A, {"j"}, ElemCode);
+    Code Elem = ElemCode;
+    G.assign(Elem, "x", T, X);
+    std::vector<Operand> Out = G.outBuffers(0, N.Type);
     // Dest = F(Acc, X) for left scans, F(X, Acc) for right ones: Acc is
     // what comes first in scan order.
-    auto Combine = [&](const char *Acc, const char *X,
-                       const char *Dest = "%acc") {
-      return fmt::format("  {0} = call {1} {2}({1} {3}, {1} {4})\n", Dest, T,
-                         F, Left ? Acc : X, Left ? X : Acc);
+    auto Combined = [&](Code &C, const char *Acc, const char *X,
+                        const char *Dest = "acc") {
+      G.emit(C, Combine,
+             {{"dest", Dest}, {"t", T}, {"f", F}, {"a", Left ? Acc : X},
+              {"b", Left ? X : Acc}});
     };
-    auto Store = [&](const std::string &At) {
-      std::string S;
-      G.store(N.Type, Out, "%acc", At, S);
-      return S;
+    auto Store = [&](Code &C, const Operand &At) {
+      G.store(N.Type, Out, "acc", At, C);
     };
-    std::string CarryInit, CarryDone, FinalInit, Step;
+    // Offsets of the first element in scan order from %first (upwards) or
+    // %last (downwards).
+    Operand Base = Left ? "first" : "last";
+    int64_t FirstOff = Left ? 0 : -1, SecondOff = Left ? 1 : -2;
+    Code CarryInit, CarryDone, FinalInit, Step;
     // The seed's operand, and the code that makes it (scans with a seed).
-    std::string Seed, SeedCode;
-    // The chunk the one-element scans start from, and where.
-    std::string Edge = Left ? "0" : "%lastchunk";
+    Operand Seed = 0;
+    Code SeedCode;
+    const std::vector<std::string> InitNames = {
+        "lastchunk", "sp0", "carry", "c0", "edge", "j", "acc", "from", "x"};
     if (Variant == 1) {
-      CarryInit = fmt::format(
-          "  %lastchunk = sub i64 %nchunks, 1\n"
-          "  %sp0 = getelementptr {0}, ptr %sums, i64 {1}\n"
-          "  %carry = load {0}, ptr %sp0\n  %c0 = {2}\n",
-          T, Edge, Left ? "i64 1" : "sub i64 %nchunks, 2");
-      FinalInit = fmt::format(
-          "  %lastchunk = sub i64 %nchunks, 1\n"
-          "  %edge = icmp eq i64 %c, {0}\n"
-          "  if %edge {{\n    %j = {1}\n{2}    %acc = {3} %x\n{4}"
-          "    %from = {5}\n  }} else {{\n"
-          "    %acc = load {3}, ptr %cp\n    %from = {6}\n  }}\n",
-          Edge, Left ? "i64 %first" : "sub i64 %last, 1", Elem, T,
-          Store("%j"), Left ? "add i64 %first, 1" : "sub i64 %last, 2",
-          Left ? "i64 %first" : "sub i64 %last, 1");
-      Step = Elem + Combine("%acc", "%x") + Store("%j");
+      G.code(CarryInit, CarryFromFirst,
+             {{"t", T},
+              {"edge", Left ? Operand(0) : Operand("lastchunk")},
+              {"c0base", Left ? Operand(0) : Operand("nchunks")},
+              {"c0off", Left ? 1 : -2}},
+             InitNames);
+      Code StoreJ;
+      Store(StoreJ, "j");
+      G.code(FinalInit, FinalFromFirst,
+             {{"t", T},
+              {"edge", Left ? Operand(0) : Operand("lastchunk")},
+              {"jbase", Base},
+              {"joff", FirstOff},
+              {"fromoff", SecondOff},
+              {"elem", Elem},
+              {"storej", StoreJ}},
+             InitNames);
+      Step = Elem;
+      Combined(Step, "acc", "x");
+      Store(Step, "j");
     } else {
       Seed = G.constant(N, 0, SeedCode);
-      CarryInit = SeedCode + fmt::format("  %carry = {} {}\n  %c0 = {}\n", T, Seed,
-                               Left ? "i64 0" : "sub i64 %nchunks, 1");
-      FinalInit = fmt::format("  %acc = load {}, ptr %cp\n  %from = {}\n", T,
-                              Left ? "i64 %first" : "sub i64 %last, 1");
+      G.code(CarryInit, CarryFromSeed,
+             {{"t", T},
+              {"seedcode", SeedCode},
+              {"seed", Seed},
+              {"c0base", Left ? Operand(0) : Operand("nchunks")},
+              {"c0off", Left ? 0 : -1}},
+             InitNames);
+      G.code(FinalInit, FinalFromCarry,
+             {{"t", T}, {"jbase", Base}, {"joff", FirstOff}}, InitNames);
       if (Variant == 0) {
         // scanl writes the seed at 0 and element j at j+1; scanr the seed
         // at n and element j at j.
-        std::string SeedStore;
-        G.store(N.Type, Out, Seed, Left ? "0" : "%n", SeedStore);
-        CarryDone = SeedStore;
-        Step = Elem + Combine("%acc", "%x");
-        if (Left)
-          Step += "  %j1 = add i64 %j, 1\n" + Store("%j1");
-        else
-          Step += Store("%j");
+        G.store(N.Type, Out, Seed, Left ? Operand(0) : Operand("n"), CarryDone);
+        Step = Elem;
+        Combined(Step, "acc", "x");
+        Store(Step, Left ? G.emit(Step, Plus, {{"v", "j"}, {"k", 1}}, "r")
+                         : Operand("j"));
       } else {
-        std::string TotalStore;
-        G.store(N.Type, G.outBuffers(1, N.Type), "%carry", "0", TotalStore);
-        CarryDone = TotalStore;
-        Step = Store("%j") + Elem + Combine("%acc", "%x");
+        G.store(N.Type, G.outBuffers(1, N.Type), "carry", 0, CarryDone);
+        Store(Step, "j");
+        Step.insert(Step.end(), Elem.begin(), Elem.end());
+        Combined(Step, "acc", "x");
       }
     }
     if (G.backend().piecesInOrder()) {
-      std::string Link = SeedCode, Empty;
+      Code Link, Empty, Incl;
       if (Variant != 1)
-        Empty = SeedCode + fmt::format("  %carry = {} {}\n", T, Seed) +
-                CarryDone;
-      Link += fmt::format(
-          "  %endchunk = sub i64 %nchunks, 1\n"
-          "  %edge = icmp eq i64 %c, {0}\n"
-          "  %carry = {1} {2}\n"
-          "  %inner = xor i1 %edge, true\n"
-          "  if %inner {{\n"
-          "    %prev = {3} i64 %c, 1\n"
-          "    %fp = getelementptr i32, ptr %flags, i64 %prev\n"
-          "    %ready = load atomic i32, ptr %fp acquire, align 4\n"
-          "    %wait = icmp eq i32 %ready, 0\n"
-          "    while %wait {{\n"
-          "      %ready = load atomic i32, ptr %fp acquire, align 4\n"
-          "      %wait = icmp eq i32 %ready, 0\n"
-          "    }}\n"
-          "    %pp = getelementptr {1}, ptr %sums, i64 %prev\n"
-          "    %carry = load {1}, ptr %pp\n"
-          "  }}\n"
-          "  %cq = getelementptr {1}, ptr %carries, i64 %c\n"
-          "  store {1} %carry, ptr %cq\n"
-          "  %cin = {1} %carry\n",
-          Left ? "0" : "%endchunk", T, Variant == 1 ? "%acc" : Seed,
-          Left ? "sub" : "add");
+        G.code(Empty, EmptyScan,
+               {{"t", T}, {"seedcode", SeedCode}, {"seed", Seed},
+                {"carrydone", CarryDone}},
+               {"carry"});
+      if (Variant == 1) {
+        Code Inner;
+        Combined(Inner, "carry", "acc", "incl");
+        G.code(Incl, InclusiveOfInner, {{"t", T}, {"combine", Inner}},
+               {"incl"});
+      } else {
+        Combined(Incl, "carry", "acc", "incl");
+      }
+      G.code(Link, StreamLink,
+             {{"t", T},
+              {"seedcode", SeedCode},
+              {"edge", Left ? Operand(0) : Operand("endchunk")},
+              {"start", Variant == 1 ? Operand("acc") : Seed},
+              {"prevoff", Left ? -1 : 1},
+              {"incl", Incl},
+              {"end", Left ? Operand("endchunk") : Operand(0)},
+              {"carrydone", CarryDone}},
+             {"endchunk", "edge", "carry", "inner", "prev", "fp", "ready",
+              "wait", "pp", "cq", "cin", "ip", "fc", "done", "incl"});
+      G.code(Setup, StreamSetup,
+             {{"flags", G.hostPtr(5)}, {"ticket", G.hostPtr(6)}},
+             {"flags", "ticket"});
+      Code Pick, Second, Again;
+      G.code(Pick, Left ? PickUp : PickDown, {}, {"top", "c"});
+      const char *K = Left ? "k1" : "k2", *KC = Left ? "kc1" : "kc2";
       if (Variant == 1)
-        Link += fmt::format("  %incl = {} %acc\n  if %inner {{\n{}  }}\n", T,
-                            Combine("%carry", "%acc", "%incl"));
+        G.code(Second, SecondCarryOfInner,
+               {{"t", T}, {"k", K}, {"kc", KC}, {"fold", Left ? "a0" : "a3"}},
+               {K});
       else
-        Link += Combine("%carry", "%acc", "%incl");
-      Link += fmt::format(
-          "  %ip = getelementptr {0}, ptr %sums, i64 %c\n"
-          "  store {0} %incl, ptr %ip\n"
-          "  %fc = getelementptr i32, ptr %flags, i64 %c\n"
-          "  store atomic i32 1, ptr %fc release, align 4\n"
-          "  %done = icmp eq i64 %c, {1}\n"
-          "  if %done {{\n  %carry = {0} %incl\n{2}  }}\n",
-          T, Left ? "%endchunk" : "0", CarryDone);
-      Setup += fmt::format("  %flags = ptr {}\n  %ticket = ptr {}\n",
-                           G.hostPtr(5), G.hostPtr(6));
+        G.code(Second, SecondCarry, {{"t", T}, {"k", K}, {"kc", KC}}, {K});
+      G.code(Again, Left ? ScanChunkUp : ScanChunkDown,
+             {{"t", T}, {"f", F}, {"second", Second}, {"step", Step}},
+             {"kc0", "kc1", "kc2", "kc3", "k0", "k1", "k2", "k3", "i", "j",
+              "ok", "acc", "tail", "rest", "qb", "x"});
       return G.instantiate(StreamScan,
                            {{"setup", Setup},
-                            {"pick", Left ? "  %c = i64 %t\n"
-                                          : "  %top = sub i64 %nchunks, 1\n"
-                                            "  %c = sub i64 %top, %t\n"},
-                            {"elem", Elem},
-                            {"fold", foldRange(Elem, T, F, "%first", "%last",
-                                               "%acc")},
+                            {"pick", Pick},
+                            {"fold", foldRange(G, ElemCode, X, "j", T, F,
+                                               "first", "last", "acc")},
                             {"link", Link},
                             {"empty", Empty},
                             {"finalinit", FinalInit},
-                            {"scan", scanChunk(Left, Variant == 1, Step, T, F)},
-                            {"t", Binding::source(T)},
-                            {"f", F.substr(1)}},
+                            {"scan", Again},
+                            {"t", T}},
                            {"stream", "empty"}, Ctx);
     }
     return G.instantiate(Left ? ScanLeft : ScanRight,
@@ -493,8 +679,8 @@ public:
                           {"carrydone", CarryDone},
                           {"finalinit", FinalInit},
                           {"step", Step},
-                          {"t", Binding::source(T)},
-                          {"f", F.substr(1)}},
+                          {"t", T},
+                          {"f", F}},
                          {"sums", "carry", "final"}, Ctx);
   }
 

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/skeletons/Skeleton.h"
+#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
 #include <cmath>
 #include <fmt/format.h>
@@ -34,7 +35,8 @@ $defs:fns
 
 define internal void @body.stencil(i64 %lo, i64 %hi, $params:params) alwaysinline {
 entry:
-  $instrs:setup
+  %inner = i64 $opr:inner
+  %radius = i64 $const:radius
   %ix = i64 %lo
   %more = icmp slt i64 %ix, %hi
   while %more {
@@ -76,71 +78,88 @@ entry:
 $defs:entries
 )");
 
+/// Coordinates moved into range under a boundary condition, each ending
+/// in a clamp to [0, extent): it changes what mirror and wrap give only for
+/// extents of at most the radius.
+const Template ClampCoord = LLQ_HYGIENIC_INSTRS(R"(
+  %em = sub i64 $opr:extent, 1
+  %lo = call i64 @llvm.smax.i64(i64 $opr:c, i64 0)
+  %at = call i64 @llvm.smin.i64(i64 %lo, i64 %em)
+)");
+/// c < 0: -c; c >= e: 2(e-1) - c.
+const Template MirrorCoord = LLQ_HYGIENIC_INSTRS(R"(
+  %neg = sub i64 0, $opr:c
+  %abs = call i64 @llvm.smax.i64(i64 $opr:c, i64 %neg)
+  %top = shl i64 $opr:extent, 1
+  %refl = sub i64 %top, 2
+  %back = sub i64 %refl, %abs
+  %over = icmp sge i64 %abs, $opr:extent
+  %m = select i1 %over, i64 %back, i64 %abs
+  %em = sub i64 $opr:extent, 1
+  %lo = call i64 @llvm.smax.i64(i64 %m, i64 0)
+  %at = call i64 @llvm.smin.i64(i64 %lo, i64 %em)
+)");
+const Template WrapCoord = LLQ_HYGIENIC_INSTRS(R"(
+  %r = srem i64 $opr:c, $opr:extent
+  %neg = icmp slt i64 %r, 0
+  %up = add i64 %r, $opr:extent
+  %w = select i1 %neg, i64 %up, i64 %r
+  %em = sub i64 $opr:extent, 1
+  %lo = call i64 @llvm.smax.i64(i64 %w, i64 0)
+  %at = call i64 @llvm.smin.i64(i64 %lo, i64 %em)
+)");
+/// Whether c is in [0, extent), and so far.
+const Template CoordInRange = LLQ_HYGIENIC_INSTRS(R"(
+  %ge = icmp sge i64 $opr:c, 0
+  %lt = icmp slt i64 $opr:c, $opr:extent
+  %in = and i1 %ge, %lt
+  %all = and i1 $opr:sofar, %in
+)");
+/// A neighbour's coordinate, and its value or the boundary's constant.
+const Template Offset = LLQ_HYGIENIC_INSTRS(R"(
+  %c = add i64 $opr:ix, $const:off
+)");
+const Template OrConstant = LLQ_HYGIENIC_INSTRS(R"(
+  %sel = select i1 $opr:in, $type:t $opr:x, $type:t $opr:v
+)");
+/// Whether the outer coordinate o lies at least the radius from its edges.
+const Template RowInside = LLQ_HYGIENIC_INSTRS(R"(
+  %lo = icmp sge i64 $opr:o, $const:r
+  %hb = sub i64 $opr:extent, $const:r
+  %hi = icmp slt i64 $opr:o, %hb
+  $id:rowin = and i1 $id:rowin, %lo
+  $id:rowin = and i1 $id:rowin, %hi
+)");
+
 /// Code that moves coordinate C (of extent E) into range under boundary K;
 /// returns the new coordinate. InRange collects, for constant boundaries,
 /// whether C was in range.
-std::string boundaryCoord(KernelGen &G, Boundary::Kind K, const std::string &C,
-                          const std::string &E, std::string &Code,
-                          std::string *InRange) {
-  auto Clamp = [&](const std::string &X) {
-    std::string Em1 = G.fresh("em"), Lo = G.fresh("cl"), Hi = G.fresh("cl");
-    Code += fmt::format("  {} = sub i64 {}, 1\n", Em1, E);
-    Code += fmt::format("  {} = call i64 @llvm.smax.i64(i64 {}, i64 0)\n", Lo,
-                        X);
-    Code += fmt::format("  {} = call i64 @llvm.smin.i64(i64 {}, i64 {})\n", Hi,
-                        Lo, Em1);
-    return Hi;
-  };
+Operand boundaryCoord(KernelGen &G, Boundary::Kind K, const Operand &C,
+                      const Operand &E, Code &Out, Operand &InRange) {
   switch (K) {
   case Boundary::Clamp:
-    return Clamp(C);
-  case Boundary::Constant: {
-    std::string Ge = G.fresh("ge"), Lt = G.fresh("lt"), In = G.fresh("in");
-    Code += fmt::format("  {} = icmp sge i64 {}, 0\n", Ge, C);
-    Code += fmt::format("  {} = icmp slt i64 {}, {}\n", Lt, C, E);
-    Code += fmt::format("  {} = and i1 {}, {}\n", In, Ge, Lt);
-    std::string All = G.fresh("all");
-    Code += fmt::format("  {} = and i1 {}, {}\n", All, *InRange, In);
-    *InRange = All;
-    return Clamp(C);
-  }
-  case Boundary::Mirror: {
-    // c < 0: -c; c >= e: 2(e-1) - c.
-    std::string Neg = G.fresh("mn"), Abs = G.fresh("ma"), Top = G.fresh("mt"),
-                Refl = G.fresh("mr"), Over = G.fresh("mo"), M = G.fresh("m");
-    Code += fmt::format("  {} = sub i64 0, {}\n", Neg, C);
-    Code += fmt::format("  {} = call i64 @llvm.smax.i64(i64 {}, i64 {})\n",
-                        Abs, C, Neg);
-    Code += fmt::format("  {} = shl i64 {}, 1\n", Top, E);
-    Code += fmt::format("  {} = sub i64 {}, 2\n", Refl, Top);
-    std::string R2 = G.fresh("mr");
-    Code += fmt::format("  {} = sub i64 {}, {}\n", R2, Refl, Abs);
-    Code += fmt::format("  {} = icmp sge i64 {}, {}\n", Over, Abs, E);
-    Code += fmt::format("  {} = select i1 {}, i64 {}, i64 {}\n", M, Over, R2,
-                        Abs);
-    return Clamp(M);
-  }
-  case Boundary::Wrap: {
-    std::string R = G.fresh("w"), Neg = G.fresh("wn"), P = G.fresh("wp"),
-                W = G.fresh("w");
-    Code += fmt::format("  {} = srem i64 {}, {}\n", R, C, E);
-    Code += fmt::format("  {} = icmp slt i64 {}, 0\n", Neg, R);
-    Code += fmt::format("  {} = add i64 {}, {}\n", P, R, E);
-    Code += fmt::format("  {} = select i1 {}, i64 {}, i64 {}\n", W, Neg, P, R);
-    return Clamp(W);
-  }
+    return G.emit(Out, ClampCoord, {{"c", C}, {"extent", E}}, "at");
+  case Boundary::Constant:
+    InRange = G.emit(Out, CoordInRange,
+                     {{"c", C}, {"extent", E}, {"sofar", InRange}}, "all");
+    return G.emit(Out, ClampCoord, {{"c", C}, {"extent", E}}, "at");
+  case Boundary::Mirror:
+    return G.emit(Out, MirrorCoord, {{"c", C}, {"extent", E}}, "at");
+  case Boundary::Wrap:
+    return G.emit(Out, WrapCoord, {{"c", C}, {"extent", E}}, "at");
   }
   llvm_unreachable("unknown boundary");
 }
 
 /// The arguments for F's neighbourhood of array A, at Ix (outer..., %j).
 void neighbours(KernelGen &G, const Node &N, unsigned Which, bool Interior,
-                const std::vector<std::string> &Ix, std::string &Code,
-                std::vector<std::string> &Args) {
+                const std::vector<Operand> &Ix, Code &Out,
+                std::vector<Typed> &Args) {
   const Node &A = *N.Kids[Which];
   unsigned Rank = A.Sh.rank();
   int64_t K = N.Code[0], R = K / 2;
   auto Kind = Boundary::Kind(N.Code[1 + Which]);
+  llvm::Type *T = G.type(A.Type);
   int64_t Count = 1;
   for (unsigned D = 0; D < Rank; ++D)
     Count *= K;
@@ -152,23 +171,21 @@ void neighbours(KernelGen &G, const Node &N, unsigned Which, bool Interior,
       Off[D] = Q % K - R;
       Q /= K;
     }
-    std::vector<std::string> At(Rank);
-    std::string InRange = "true";
+    std::vector<Operand> At(Rank, Operand(0));
+    Operand InRange = true;
     for (unsigned D = 0; D < Rank; ++D) {
-      At[D] = G.fresh("c");
-      Code += fmt::format("  {} = add i64 {}, {}\n", At[D], Ix[D], Off[D]);
+      At[D] = G.emit(Out, Offset, {{"ix", Ix[D]}, {"off", Off[D]}}, "c");
       if (!Interior)
-        At[D] = boundaryCoord(G, Kind, At[D], G.extent(A, D), Code, &InRange);
+        At[D] = boundaryCoord(G, Kind, At[D], G.extent(A, D), Out, InRange);
     }
-    std::string X = G.elemMulti(A, At, Code);
+    Operand X = G.elemMulti(A, At, Out);
     if (!Interior && Kind == Boundary::Constant) {
       unsigned C = unsigned(N.Code[3 + Which]);
-      std::string V = G.constant(N, C, Code), S = G.fresh("sel");
-      Code += fmt::format("  {} = select i1 {}, {} {}, {} {}\n", S, InRange,
-                          irType(A.Type), X, irType(A.Type), V);
-      X = S;
+      Operand V = G.constant(N, C, Out);
+      X = G.emit(Out, OrConstant, {{"in", InRange}, {"t", T}, {"x", X}, {"v", V}},
+                 "sel");
     }
-    Args.push_back(irType(A.Type) + " " + X);
+    Args.push_back({T, X});
   }
 }
 
@@ -181,44 +198,33 @@ public:
     const Node &N = G.root();
     unsigned Rank = N.Sh.rank();
     int64_t R = N.Code[0] / 2;
-    std::string Setup = fmt::format("  %inner = i64 {}\n  %radius = i64 {}\n",
-                                    G.extent(N, Rank - 1), R);
-    // The output's extents live in the consumer's own slots.
-    std::string Outer;
-    std::vector<std::string> Ix(Rank);
-    Ix[Rank - 1] = "%j";
+    // The output's extents live in the consumer's own slots. A row is
+    // inside (%rowin) when each of its outer coordinates is at least R from
+    // its edges.
+    Code Outer;
+    std::vector<Operand> Ix;
     if (Rank >= 2) {
-      Outer += "  %q = i64 %row\n";
-      for (unsigned D = Rank - 1; D-- > 0;) {
-        Ix[D] = fmt::format("%o{}", D);
-        if (D > 0)
-          Outer += fmt::format("  {0} = srem i64 %q, {1}\n"
-                               "  %q = sdiv i64 %q, {1}\n",
-                               Ix[D], G.extent(N, D));
-        else
-          Outer += "  %o0 = i64 %q\n";
-        Outer += fmt::format(
-            "  %lo{0} = icmp sge i64 {1}, {2}\n"
-            "  %hb{0} = sub i64 {3}, {2}\n"
-            "  %hi{0} = icmp slt i64 {1}, %hb{0}\n"
-            "  %rowin = and i1 %rowin, %lo{0}\n"
-            "  %rowin = and i1 %rowin, %hi{0}\n",
-            D, Ix[D], R, G.extent(N, D));
-      }
+      Ix = G.multiOf(N, "row", Outer, int(Rank) - 1);
+      for (unsigned D = 0; D + 1 < Rank; ++D)
+        G.emit(Outer, RowInside,
+               {{"o", Ix[D]}, {"r", R}, {"extent", G.extent(N, D)},
+                {"rowin", "rowin"}});
     }
-    std::string Code[2];
+    Ix.push_back("j");
+    Code Body[2];
     for (int Interior = 0; Interior < 2; ++Interior) {
-      std::vector<std::string> Args;
+      std::vector<Typed> Args;
       for (unsigned W = 0; W < N.NumInputs; ++W)
-        neighbours(G, N, W, Interior, Ix, Code[Interior], Args);
-      std::string Y = G.call(N, 0, Args, Code[Interior]);
-      G.store(N.Type, G.outBuffers(0, N.Type), Y, "%lin", Code[Interior]);
+        neighbours(G, N, W, Interior, Ix, Body[Interior], Args);
+      Operand Y = G.call(N, 0, Args, Body[Interior]);
+      G.store(N.Type, G.outBuffers(0, N.Type), Y, "lin", Body[Interior]);
     }
     return G.instantiate(StencilSkeleton,
-                         {{"setup", Setup},
+                         {{"inner", G.extent(N, Rank - 1)},
+                          {"radius", R},
                           {"outer", Outer},
-                          {"border", Code[0]},
-                          {"interior", Code[1]}},
+                          {"border", Body[0]},
+                          {"interior", Body[1]}},
                          {"stencil"}, Ctx);
   }
 

@@ -96,7 +96,7 @@ struct Fragment {
 class Binding {
 public:
   enum class Kind { Type, Constant, Integer, Float, Bool, Name, DataLayout,
-                    Triple, Fragment, List, Source, Value, Invalid };
+                    Triple, Fragment, List, Source, Value, Invalid, Param };
 
   Binding(llvm::Type *T) : K(Kind::Type), Ty(T) {}
   Binding(llvm::Constant *C) : K(Kind::Constant), C(C) {}
@@ -145,6 +145,17 @@ public:
   static Binding source(std::string Text, std::string Origin = "") {
     Binding B{Fragment(std::move(Text), {}, std::move(Origin))};
     B.K = Kind::Source;
+    return B;
+  }
+
+  /// A parameter for `$param:` and `$params:`: its type, its name (without
+  /// '%'), and attributes written before the name (`noalias`, `nocapture`).
+  static Binding param(llvm::Type *T, std::string Name,
+                       std::vector<std::string> Attributes = {}) {
+    Binding B{T};
+    B.K = Kind::Param;
+    B.Text = std::move(Name);
+    B.Outputs = std::move(Attributes);
     return B;
   }
 

@@ -137,72 +137,116 @@ public:
   }
 };
 
-/// Writes a kernel module for one consumer: names, slots, element code.
+/// Generated code: hygienic fragments (LLQ_HYGIENIC_INSTRS), in order, for
+/// one `$instrs:` antiquote of a skeleton's template, which splices them as
+/// one. Each fragment's own names are renamed apart at its splice.
+using Code = std::vector<Fragment>;
+/// An operand of generated code, as a `$opr:` antiquote takes it: a
+/// constant or number, a name of the skeleton's template (`"j"` for its
+/// variable %j), a slot (KernelGen::slot), or a value a fragment exports.
+using Operand = Binding;
+/// An operand with its type, for the arguments of a call.
+struct Typed {
+  llvm::Type *Ty;
+  Operand V;
+};
+
+/// Writes a kernel module for one consumer: slots, types, element code.
+/// Every piece of code it writes is a quoted fragment; an error in one (a
+/// mistake of the skeleton's) is kept and returned by instantiate().
 class KernelGen {
 public:
   /// With Checks, the kernel is built for checked mode: every phase takes
-  /// the fault word (faultParam()), for addDivisionChecks.
+  /// the fault word (faultParam()), for addDivisionChecks. Types are made
+  /// in Ctx, the context the kernel's module is built in.
   KernelGen(const Node &Root, std::string Name, const Backend &B,
-            bool Checks = false);
+            llvm::LLVMContext &Ctx, bool Checks = false);
 
   const Node &root() const { return Root; }
   const std::string &name() const { return Name; }
   const Backend &backend() const { return B; }
   bool atomics() const { return B.atomics(); }
+  llvm::LLVMContext &context() const { return Ctx; }
 
-  /// A new local name, "%t.12". The dot keeps element code's names apart
-  /// from the names skeleton templates write (`%q1`, `%a0`, `%acc`: no dot
-  /// and number), which the element code is spliced among as text: a
-  /// variable of the dialect may be reassigned, so a clash would not be an
-  /// error but a wrong value.
-  std::string fresh(const char *Base = "t");
-  /// The kernel's name for F, "@f0"; its definition goes into the module.
+  /// Splices template T, an LLQ_HYGIENIC_INSTRS template, with Bound into
+  /// C, and returns the value it exports as Export (none: an empty
+  /// Operand). The fragment's names are its own: what it reads it is given
+  /// in Bound, what it assigns of the template around it by `$id:`.
+  Operand emit(Code &C, const Template &T, const Bindings &Bound,
+               const char *Export = nullptr);
+  /// The same, for a template exporting several values: they are returned
+  /// in the order of Exports.
+  std::vector<Operand> emitAll(Code &C, const Template &T,
+                               const Bindings &Bound,
+                               const std::vector<std::string> &Exports);
+  /// Splices T, an LLQ_INSTRS template written in the names of the
+  /// skeleton's template (it reads %acc, %j, ... by name), with Bound into
+  /// C; it assigns the template variables in Outputs, and no others.
+  void code(Code &C, const Template &T, const Bindings &Bound,
+            std::vector<std::string> Outputs = {});
+  /// Code setting the skeleton template's variable Var (%x for "x") to V,
+  /// of type T.
+  void assign(Code &C, const std::string &Var, llvm::Type *T,
+              const Operand &V);
+
+  /// The LLVM types of an element type (a literal struct for a tuple) and
+  /// of a scalar in registers (i1 for Bool) and in memory (i8 for Bool).
+  llvm::Type *type(const ElemType &T) const;
+  llvm::Type *type(ScalarKind K) const;
+  llvm::Type *memType(ScalarKind K) const;
+  /// A type a function's signature names ("{ i64, i64 }"), in the
+  /// kernel's context.
+  llvm::Type *typeOf(const std::string &Signature);
+
+  /// The kernel's name for F, "f0" (a global name, for `$gid:`); its
+  /// definition goes into the module.
   std::string fn(const Fn &F);
-  /// "%s3": the parameter that holds slot S.
-  std::string slot(SlotSpec S);
-  std::string buffer(const Node &N, unsigned Field);
-  std::string extent(const Node &N, unsigned Dim);
-  std::string val(const Node &N, unsigned K);
-  std::string out(unsigned Output, unsigned Field, bool NoAlias = true);
-  std::string hostInt(unsigned K);
-  std::string hostPtr(unsigned K, bool NoAlias = true);
-  /// "%sN": a pointer to the launch's fault word, an i64 that starts at -1.
+  /// The parameter that holds slot S, "s3" (a name, for `$opr:`).
+  Operand slot(SlotSpec S);
+  Operand buffer(const Node &N, unsigned Field);
+  Operand extent(const Node &N, unsigned Dim);
+  Operand val(const Node &N, unsigned K);
+  Operand out(unsigned Output, unsigned Field, bool NoAlias = true);
+  Operand hostInt(unsigned K);
+  Operand hostPtr(unsigned K, bool NoAlias = true);
+  /// A pointer to the launch's fault word, an i64 that starts at -1.
   /// Code that finds the program at fault (an index a projection returned
   /// outside its source, say) stores the preorder number of the node at
   /// fault there, atomically, and goes on without the bad access; the
   /// launch then fails with a message that names the node.
-  std::string fault();
-  /// In checked mode, the name of the phases' fault parameter ("s0", no
-  /// '%'); otherwise empty.
+  Operand fault();
+  /// In checked mode, the name of the phases' fault parameter ("s0");
+  /// otherwise empty.
   const std::string &faultParam() const { return FaultParam; }
   bool checks() const { return !FaultParam.empty(); }
   /// Code that builds constant C of N; returns its operand.
-  std::string constant(const Node &N, unsigned C, std::string &Code);
+  Operand constant(const Node &N, unsigned C, Code &Out);
 
   /// Code computing N's element at a linear position / a multi-index
   /// (outermost first); returns the operand that holds it.
-  std::string elemLinear(const Node &N, const std::string &L,
-                         std::string &Code);
-  std::string elemMulti(const Node &N, const std::vector<std::string> &Ix,
-                        std::string &Code);
-  /// Row-major position of Ix in N's shape, and the reverse.
-  std::string linearOf(const Node &N, const std::vector<std::string> &Ix,
-                       std::string &Code);
-  std::vector<std::string> multiOf(const Node &N, const std::string &L,
-                                   std::string &Code);
-  /// `call` of F on typed arguments ("float %x"); returns the result.
-  std::string call(const Fn &F, const std::vector<std::string> &Args,
-                   std::string &Code);
+  Operand elemLinear(const Node &N, const Operand &L, Code &Out);
+  Operand elemMulti(const Node &N, const std::vector<Operand> &Ix, Code &Out);
+  /// Row-major position of Ix in N's shape, and the reverse: the index of
+  /// L in the shape of N's first Dims dimensions (all of them if negative).
+  Operand linearOf(const Node &N, const std::vector<Operand> &Ix, Code &Out);
+  std::vector<Operand> multiOf(const Node &N, const Operand &L, Code &Out,
+                               int Dims = -1);
+  /// `call` of F on typed arguments; returns the result.
+  Operand call(const Fn &F, const std::vector<Typed> &Args, Code &Out);
   /// The same for Owner's function FnIx, adding the arrays it reads.
-  std::string call(const Node &Owner, unsigned FnIx,
-                   std::vector<std::string> Args, std::string &Code);
-  /// Loads / stores an element of type T, one buffer per field.
-  std::string load(const ElemType &T, const std::vector<std::string> &Bufs,
-                   const std::string &L, std::string &Code);
-  void store(const ElemType &T, const std::vector<std::string> &Bufs,
-             const std::string &V, const std::string &L, std::string &Code);
-  std::vector<std::string> outBuffers(unsigned Output, const ElemType &T,
-                                      bool NoAlias = true);
+  Operand call(const Node &Owner, unsigned FnIx, std::vector<Typed> Args,
+               Code &Out);
+  /// Field F of the tuple Agg, of type Tuple.
+  Operand extractField(Code &Out, llvm::Type *Tuple, const Operand &Agg,
+                       unsigned F);
+  /// Loads / stores an element of type T at position L, one buffer per
+  /// field.
+  Operand load(const ElemType &T, const std::vector<Operand> &Bufs,
+               const Operand &L, Code &Out);
+  void store(const ElemType &T, const std::vector<Operand> &Bufs,
+             const Operand &V, const Operand &L, Code &Out);
+  std::vector<Operand> outBuffers(unsigned Output, const ElemType &T,
+                                  bool NoAlias = true);
 
   /// Instantiates Skel, a module template with the antiquotes $defs:fns,
   /// $params:params and $defs:entries besides those in Extra; each phase P
@@ -228,7 +272,10 @@ private:
   const Node &Root;
   std::string Name;
   const Backend &B;
-  unsigned Counter = 0;
+  llvm::LLVMContext &Ctx;
+  /// The first mistake in a fragment, returned by instantiate().
+  std::string Failed;
+  llvm::StringMap<llvm::Type *> Signatures;
   std::map<const Node *, unsigned> Index;
   std::vector<SlotSpec> Slots;
   std::map<SlotSpec, unsigned> SlotIx;
@@ -332,19 +379,21 @@ std::vector<Acc> outputsOf(const std::shared_ptr<Node> &N);
 int64_t chunksFor(int64_t N, unsigned Threads, int64_t MinChunk);
 /// An llvm::Error holding Message.
 llvm::Error failure(const std::string &Message);
-/// Code folding the elements [First, Last) (at least one) with F into
-/// Into, in index order, as four quarters at once: four chains of calls,
-/// so that a function with a long latency (a floating-point add) keeps
-/// four in flight, whose folds are then combined in order. Only
-/// associativity is used. A range of fewer than four elements is one
-/// chain. Elem computes %x, element %j; T is the element type. Defines
-/// %len, %q (a quarter's length), %q0 .. %q3 (the quarters' starts, the
-/// last quarter running to Last), %multi (whether there are quarters) and
-/// %a0 .. %a3 (their folds under %multi; Into otherwise), for a caller to
-/// read, and uses %i, %tail and %next.
-std::string foldRange(const std::string &Elem, const std::string &T,
-                      const std::string &F, const std::string &First,
-                      const std::string &Last, const std::string &Into);
+/// Code folding the elements [First, Last) (at least one) with the
+/// function F (a name for `$gid:`) into the template variable Into, in
+/// index order, as four quarters at once: four chains of calls, so that a
+/// function with a long latency (a floating-point add) keeps four in
+/// flight, whose folds are then combined in order. Only associativity is
+/// used. A range of fewer than four elements is one chain. Elem computes
+/// X, the element at the template variable J; T is the element type.
+/// Assigns %len, %q (a quarter's length), %q0 .. %q3 (the quarters'
+/// starts, the last quarter running to Last), %multi (whether there are
+/// quarters) and %a0 .. %a3 (their folds under %multi; Into otherwise),
+/// for a caller to read, and %i, %tail and %next.
+Code foldRange(KernelGen &G, const Code &Elem, const Operand &X,
+               const std::string &J, llvm::Type *T, const std::string &F,
+               const Operand &First, const Operand &Last,
+               const std::string &Into);
 
 /// Reads a segment descriptor (a manifest vector of i32 or i64 lengths)
 /// into scratch offsets and lengths; checks that no length is negative,
@@ -359,6 +408,9 @@ const Skeleton &materializeSkeleton();
 
 /// The names a skeleton outside the library uses (docs/SkeletonAuthoring.md).
 namespace llq::authoring {
+using detail::Code;
+using detail::Operand;
+using detail::Typed;
 using detail::Backend;
 using detail::BackendContext;
 using detail::failure;
