@@ -350,6 +350,38 @@ std::vector<CompileTimes> measureCompile(unsigned Reps, unsigned Threads) {
   auto Mul = LLQ_FN("float (float %a, float %b)", "%r = fmul float %a, %b");
   auto Lin = LLQ_FN("float (float %x)",
                     "%t = fmul float %x, 2.0\n %r = fadd float %t, 1.0");
+  // A 5x5 stencil: the sum of its 25 neighbours, as the blur's shape.
+  auto Sum25 = LLQ_FN(
+      "float (float %a0, float %a1, float %a2, float %a3, float %a4, "
+      "float %a5, float %a6, float %a7, float %a8, float %a9, float %a10, "
+      "float %a11, float %a12, float %a13, float %a14, float %a15, "
+      "float %a16, float %a17, float %a18, float %a19, float %a20, "
+      "float %a21, float %a22, float %a23, float %a24)", R"(
+    %s = fadd float %a0, %a1
+    %s = fadd float %s, %a2
+    %s = fadd float %s, %a3
+    %s = fadd float %s, %a4
+    %s = fadd float %s, %a5
+    %s = fadd float %s, %a6
+    %s = fadd float %s, %a7
+    %s = fadd float %s, %a8
+    %s = fadd float %s, %a9
+    %s = fadd float %s, %a10
+    %s = fadd float %s, %a11
+    %s = fadd float %s, %a12
+    %s = fadd float %s, %a13
+    %s = fadd float %s, %a14
+    %s = fadd float %s, %a15
+    %s = fadd float %s, %a16
+    %s = fadd float %s, %a17
+    %s = fadd float %s, %a18
+    %s = fadd float %s, %a19
+    %s = fadd float %s, %a20
+    %s = fadd float %s, %a21
+    %s = fadd float %s, %a22
+    %s = fadd float %s, %a23
+    %r = fadd float %s, %a24
+  )");
   struct Case {
     std::string Op;
     std::function<Acc()> Make;
@@ -361,6 +393,14 @@ std::vector<CompileTimes> measureCompile(unsigned Reps, unsigned Threads) {
                                         wrap({1024}, Ys.data())));
        }},
       {"scan", [&] { return scanl(Add, 0.0f, wrap({1024}, Xs.data())); }},
+      {"permute", [&] {
+         return permute(Add, fill({64}, 0.0f),
+                        LLQ_FN("i64 (i64 %i)", "%r = and i64 %i, 63"),
+                        wrap({1024}, Xs.data()));
+       }},
+      {"stencil5", [&] {
+         return stencil(Sum25, Boundary::clamp(), wrap({32, 32}, Xs.data()));
+       }},
   };
   using Clock = std::chrono::steady_clock;
   auto Time = [](Runtime &R, const Acc &E) {

@@ -15,7 +15,8 @@
 using namespace llq;
 using namespace llvm;
 
-static constexpr StringLiteral Marker = "#h";
+// A byte no name a person writes has (it prints as `\01`), then `h`.
+static constexpr StringLiteral Marker = "\x01h";
 
 std::string llq::freshPlaceholder(StringRef Written) {
   static std::atomic<uint64_t> Counter{0};

@@ -1,8 +1,8 @@
 //===- Hygiene.h - Names of hygienic fragments, apart and readable -*- C++ -*-===//
 //
-// A hygienic fragment's own names are *placeholders*: `%"v#h42"`, the name
-// its template wrote, `#h`, and a number no other placeholder of the process
-// has. A placeholder cannot be a name a template writes by accident, so a
+// A hygienic fragment's own names are *placeholders*: `%"v\01h42"`, the
+// name its template wrote, the byte 1 and `h`, and a number no other
+// placeholder of the process has. A placeholder cannot be a name a template writes by accident, so a
 // fragment's names never meet the names around it.
 //
 //   freshPlaceholder: requires a name as written; produces a placeholder

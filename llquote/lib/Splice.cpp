@@ -426,7 +426,7 @@ llq::spliceAntiquotes(StringRef Source, const std::vector<AntiquoteSite> &Sites,
     Expected<std::string> Text = S.render(Site, It->second);
     if (!Text)
       return Text.takeError();
-    AnyPlaceholder |= StringRef(*Text).contains("#h");
+    AnyPlaceholder |= StringRef(*Text).contains("\\01h");
     Texts.push_back(std::move(*Text));
   }
   std::optional<ReadableNames> Readable;

@@ -5,7 +5,9 @@
 // takes or of any other: a type, a constant, an integer, a float, a bool, a
 // name, a data layout, a triple, a fragment (text or another antiquote's
 // input), a list, or -D source text. The template is then instantiated at a
-// random granularity. The choices come from a generator seeded with a hash
+// random granularity; instructions and blocks, half of the time, as a
+// hygienic template, whose fragment is spliced twice into one function. The
+// choices come from a generator seeded with a hash
 // of the input, so that a run is reproducible from the input alone.
 //
 // Every outcome must be a module (or type, value, fragment) or a
@@ -67,7 +69,7 @@ Type *randomType(Chooser &C, LLVMContext &Ctx) {
 
 llq::Binding randomBinding(Chooser &C, LLVMContext &Ctx, StringRef Input,
                            unsigned Depth) {
-  switch (C.below(Depth ? 13 : 12)) {
+  switch (C.below(Depth ? 14 : 13)) {
   case 0: return randomType(C, Ctx);
   case 1: return ConstantInt::get(Type::getInt32Ty(Ctx), C.below(1000));
   case 2: return static_cast<long long>(C.below(1u << 31)) - (1ll << 30);
@@ -84,6 +86,10 @@ llq::Binding randomBinding(Chooser &C, LLVMContext &Ctx, StringRef Input,
     return llq::Binding::source(Input.substr(Begin, C.below(64)).str());
   }
   case 11: return llq::Binding::source(C.pick(Texts));
+  case 12:
+    return llq::Binding::param(randomType(C, Ctx), C.pick(Names),
+                               C.below(2) ? std::vector<std::string>{"noalias"}
+                                          : std::vector<std::string>{});
   default: {
     std::vector<llq::Binding> List;
     for (unsigned I = 0, N = C.below(4); I < N; ++I)
@@ -172,6 +178,25 @@ void instantiate(const llq::Template &T, llq::Granularity G, LLVMContext &Ctx,
   llq::Values Env{{"x", F->getArg(0)}, {"c", F->getArg(1)}};
   if (G == llq::Granularity::Operand)
     return check(T.instantiateOperand(M, Bound, Env));
+  if (T.hygienic() && C.below(2) == 0) {
+    // A hygienic fragment, exporting a name or not, spliced twice into one
+    // function, with a value it exports (or not) read after each splice.
+    std::vector<std::string> Exports;
+    if (C.below(2))
+      Exports.push_back(C.pick(Names));
+    Expected<llq::Fragment> F = T.fragment(Bound, Exports);
+    if (!F)
+      return expectDiagnostic(F.takeError());
+    static const llq::Template Twice(
+        "define void @twice(i32 %x, i1 %c) {\nentry:\n  $instrs:f\n"
+        "  call void @use(i32 $opr:v)\n  $instrs:f\n"
+        "  call void @use(i32 $opr:v)\n  ret void\n}\n"
+        "declare void @use(i32)\n",
+        "twice.ll");
+    LLVMContext Other;
+    return check(Twice.instantiate(
+        Other, {{"f", *F}, {"v", F->value(C.pick(Names))}}));
+  }
   if (C.below(4) == 0)
     return check(T.fragment(Bound));
   check(T.emit(B, Bound, Env));
@@ -216,7 +241,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   StringRef Input(reinterpret_cast<const char *>(Data), Size);
   Chooser C(Input);
   llq::Granularity G = choose(C);
-  llq::Template T(Input, "fuzz.ll", 1, 1, G);
+  // Instructions and blocks are hygienic templates half of the time.
+  bool Hygienic = (G == llq::Granularity::Instructions ||
+                   G == llq::Granularity::Blocks) &&
+                  C.below(2) == 0;
+  llq::Template T(Input, "fuzz.ll", 1, 1, G, Hygienic);
   if (G == llq::Granularity::Module) {
     instantiateBothWays(T, Input);
     return 0;
