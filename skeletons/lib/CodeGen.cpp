@@ -1,10 +1,13 @@
 //===- CodeGen.cpp - Fused element code, slots and kernel entry points ----===//
 //
-// KernelGen writes, in the dialect, the code that computes a producer's
-// element at an index: the producers above a consumer are inlined into it
-// here, which is all that fusion is. Every run-time value the code reads (a
-// buffer, an extent, a constant) becomes an argument slot, so the kernel
-// depends on the structure of the expression only.
+// KernelGen writes, as hygienic fragments of the quoted templates below, the
+// code that computes a producer's element at an index: the producers above
+// a consumer are inlined into it here, which is all that fusion is. Each
+// fragment exports the value it computes (Fragment::value), which the next
+// is given as an operand; no name is invented by the generator. Every
+// run-time value the code reads (a buffer, an extent, a constant) becomes
+// an argument slot, so the kernel depends on the structure of the
+// expression only.
 //
 // Launch fills the argument block from the same slots for one run, walking
 // the tree in the same preorder as KernelGen numbered it.
@@ -105,7 +108,14 @@ const Template EnumI64 = LLQ_HYGIENIC_INSTRS(R"(
   %e = add i64 $opr:start, $opr:l
 )");
 
-/// Whether index Ix lies in [0, Extent), and so far.
+/// Whether a signed index lies in [0, Extent), and so far.
+const Template InRange = LLQ_HYGIENIC_INSTRS(R"(
+  %ge = icmp sge i64 $opr:ix, 0
+  %lt = icmp slt i64 $opr:ix, $opr:extent
+  %in = and i1 %ge, %lt
+  %ok = and i1 $opr:sofar, %in
+)");
+/// Whether index Ix lies in [0, Extent), and so far, as an unsigned test.
 const Template InBounds = LLQ_HYGIENIC_INSTRS(R"(
   %in = icmp ult i64 $opr:ix, $opr:extent
   %ok = and i1 $opr:sofar, %in
@@ -381,6 +391,12 @@ Operand KernelGen::load(const ElemType &T, const std::vector<Operand> &Bufs,
                             "v"));
   }
   return pack(*this, T, Fields, Out);
+}
+
+Operand KernelGen::inRange(Code &Out, const Operand &Ix, const Operand &Extent,
+                           const Operand &SoFar) {
+  return emit(Out, InRange, {{"ix", Ix}, {"extent", Extent}, {"sofar", SoFar}},
+              "ok");
 }
 
 Operand KernelGen::extractField(Code &Out, llvm::Type *Tuple,

@@ -100,14 +100,6 @@ bool zeroIsIdentity(const Fn &F) {
   return Op == "add" || Op == "or" || Op == "xor" || Op == "umax";
 }
 
-/// Whether a target index lies in [0, extent), and so far.
-const Template InRange = LLQ_HYGIENIC_INSTRS(R"(
-  %ge = icmp sge i64 $opr:ix, 0
-  %lt = icmp slt i64 $opr:ix, $opr:extent
-  %in = and i1 %ge, %lt
-  %ok = and i1 $opr:sofar, %in
-)");
-
 /// The element combined into its target with one atomicrmw, one template
 /// per operation a function can be (FnImpl::AtomicOp).
 const Template AtomicAdd = LLQ_HYGIENIC_INSTRS(R"(
@@ -284,10 +276,7 @@ public:
       Tx.push_back(G.extractField(Target, G.typeOf(Proj.resultType()), P, I));
     Operand Inside = true;
     for (unsigned I = 0; I < Rank; ++I)
-      Inside = G.emit(Target, InRange,
-                      {{"ix", Tx[I]}, {"extent", G.extent(Def, I)},
-                       {"sofar", Inside}},
-                      "ok");
+      Inside = G.inRange(Target, Tx[I], G.extent(Def, I), Inside);
     G.assign(Target, "inside", llvm::Type::getInt1Ty(Ctx), Inside);
     // The target's linear position is computed with the target, before the
     // test: both the scatter and the private phase splice the target code,

@@ -78,9 +78,9 @@ entry:
 $defs:entries
 )");
 
-/// Coordinates moved into range under a boundary condition, each ending
-/// in a clamp to [0, extent): it changes what mirror and wrap give only for
-/// extents of at most the radius.
+/// Coordinates moved into range under a boundary condition, each then
+/// clamped to [0, extent): the clamp changes what mirror and wrap give only
+/// for extents of at most the radius.
 const Template ClampCoord = LLQ_HYGIENIC_INSTRS(R"(
   %em = sub i64 $opr:extent, 1
   %lo = call i64 @llvm.smax.i64(i64 $opr:c, i64 0)
@@ -95,25 +95,12 @@ const Template MirrorCoord = LLQ_HYGIENIC_INSTRS(R"(
   %back = sub i64 %refl, %abs
   %over = icmp sge i64 %abs, $opr:extent
   %m = select i1 %over, i64 %back, i64 %abs
-  %em = sub i64 $opr:extent, 1
-  %lo = call i64 @llvm.smax.i64(i64 %m, i64 0)
-  %at = call i64 @llvm.smin.i64(i64 %lo, i64 %em)
 )");
 const Template WrapCoord = LLQ_HYGIENIC_INSTRS(R"(
   %r = srem i64 $opr:c, $opr:extent
   %neg = icmp slt i64 %r, 0
   %up = add i64 %r, $opr:extent
   %w = select i1 %neg, i64 %up, i64 %r
-  %em = sub i64 $opr:extent, 1
-  %lo = call i64 @llvm.smax.i64(i64 %w, i64 0)
-  %at = call i64 @llvm.smin.i64(i64 %lo, i64 %em)
-)");
-/// Whether c is in [0, extent), and so far.
-const Template CoordInRange = LLQ_HYGIENIC_INSTRS(R"(
-  %ge = icmp sge i64 $opr:c, 0
-  %lt = icmp slt i64 $opr:c, $opr:extent
-  %in = and i1 %ge, %lt
-  %all = and i1 $opr:sofar, %in
 )");
 /// A neighbour's coordinate, and its value or the boundary's constant.
 const Template Offset = LLQ_HYGIENIC_INSTRS(R"(
@@ -136,17 +123,19 @@ const Template RowInside = LLQ_HYGIENIC_INSTRS(R"(
 /// whether C was in range.
 Operand boundaryCoord(KernelGen &G, Boundary::Kind K, const Operand &C,
                       const Operand &E, Code &Out, Operand &InRange) {
+  auto Clamp = [&](const Operand &X) {
+    return G.emit(Out, ClampCoord, {{"c", X}, {"extent", E}}, "at");
+  };
   switch (K) {
   case Boundary::Clamp:
-    return G.emit(Out, ClampCoord, {{"c", C}, {"extent", E}}, "at");
+    return Clamp(C);
   case Boundary::Constant:
-    InRange = G.emit(Out, CoordInRange,
-                     {{"c", C}, {"extent", E}, {"sofar", InRange}}, "all");
-    return G.emit(Out, ClampCoord, {{"c", C}, {"extent", E}}, "at");
+    InRange = G.inRange(Out, C, E, InRange);
+    return Clamp(C);
   case Boundary::Mirror:
-    return G.emit(Out, MirrorCoord, {{"c", C}, {"extent", E}}, "at");
+    return Clamp(G.emit(Out, MirrorCoord, {{"c", C}, {"extent", E}}, "m"));
   case Boundary::Wrap:
-    return G.emit(Out, WrapCoord, {{"c", C}, {"extent", E}}, "at");
+    return Clamp(G.emit(Out, WrapCoord, {{"c", C}, {"extent", E}}, "w"));
   }
   llvm_unreachable("unknown boundary");
 }

@@ -236,6 +236,9 @@ public:
   /// The same for Owner's function FnIx, adding the arrays it reads.
   Operand call(const Node &Owner, unsigned FnIx, std::vector<Typed> Args,
                Code &Out);
+  /// Whether Ix (an i64) lies in [0, Extent), and SoFar (an i1) holds.
+  Operand inRange(Code &Out, const Operand &Ix, const Operand &Extent,
+                  const Operand &SoFar);
   /// Field F of the tuple Agg, of type Tuple.
   Operand extractField(Code &Out, llvm::Type *Tuple, const Operand &Agg,
                        unsigned F);
