@@ -286,3 +286,41 @@ mid:
   CHECK(IR.find("zero.0:") != std::string::npos);
   CHECK(IR.find("zero.1:") != std::string::npos);
 }
+
+TEST_CASE("typed parameters, and constants as aggregate indices and alignments") {
+  LLVMContext Ctx;
+  // What the skeleton library's entry points and tuples need: parameters
+  // from types and names, indices and alignments from numbers.
+  static const Template Fields = LLQ_SKELETON(R"(
+define $type:t @get($params:params) {
+entry:
+  %v = load $type:agg, ptr %p, align $const:align
+  %f = extractvalue $type:agg %v, $const:k
+  %w = insertvalue $type:agg %v, $type:t %f, $const:k
+  store $type:agg %w, ptr %q, align $const:align
+  ret $type:t %f
+})");
+  Type *Ptr = PointerType::get(Ctx, 0), *F64 = Type::getDoubleTy(Ctx);
+  Type *Agg = StructType::get(Ctx, {Type::getInt32Ty(Ctx), F64});
+  std::vector<Binding> Params{Binding::param(Ptr, "p", {"noalias"}),
+                              Binding::param(Ptr, "q")};
+  std::unique_ptr<Module> M = require(Fields.instantiate(
+      Ctx, {{"t", F64}, {"agg", Agg}, {"params", Params}, {"align", 8}, {"k", 1}}));
+  CHECK_FALSE(verifyModule(*M, &errs()));
+  std::string IR = printed(*M);
+  CHECK(IR.find("define double @get(ptr noalias %p, ptr %q)") != std::string::npos);
+  CHECK(IR.find("load { i32, double }, ptr %p, align 8") != std::string::npos);
+  CHECK(IR.find("%f = extractvalue { i32, double } %v, 1") != std::string::npos);
+  // A parameter where an instruction stands, and a float as an index, are
+  // errors at the antiquote.
+  Template Wrong("define void @w() {\n  $instrs:body\n  ret void\n}\n", "w.cpp", 1);
+  CHECK(errorOf(Wrong.instantiate(Ctx, {{"body", Binding::param(Ptr, "p")}}))
+            .find("w.cpp:2:3: error: antiquote '$instrs:body' takes fragments "
+                  "or their text, or a list of them, but 'body' is bound to a "
+                  "parameter") == 0);
+  std::string E = errorOf(Fields.instantiate(
+      Ctx, {{"t", F64}, {"agg", Agg}, {"params", Params}, {"align", 8}, {"k", 0.5}}));
+  CHECK(E.find("HygieneTest.cpp:298:35: error: unexpected floating-point "
+               "constant") != std::string::npos);
+  CHECK(E.find("note: 'k' is bound to the number 0.5") != std::string::npos);
+}
