@@ -41,10 +41,6 @@ std::string llq::detail::irType(ScalarKind K) {
   return "i8";
 }
 
-std::string llq::detail::memType(ScalarKind K) {
-  return K == ScalarKind::Bool ? "i8" : irType(K);
-}
-
 std::string llq::detail::irType(const ElemType &T) {
   if (!T.isTuple())
     return irType(T.field(0));

@@ -107,10 +107,11 @@ std::shared_ptr<Node> makeNode(Op K, const char *Name,
                                std::vector<NodeRef> Kids = {});
 
 /// The LLVM spelling of an element type in registers ("float", "i1",
-/// "{ i32, float }") and of a field in memory (bool is "i8").
+/// "{ i32, float }"), as function signatures write it: what a function's
+/// types are checked against. Code is generated with llvm::Types
+/// (KernelGen::type).
 std::string irType(const ElemType &T);
 std::string irType(ScalarKind K);
-std::string memType(ScalarKind K);
 
 /// Sets N's functions, adding the arrays they read as kids.
 void useFns(Node &N, std::vector<Fn> Fns);
