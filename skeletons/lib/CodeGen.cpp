@@ -535,8 +535,12 @@ Operand KernelGen::elemMulti(const Node &N, const std::vector<Operand> &Ix,
     return call(N, 0, Args, Out);
   }
   case Op::Map:
-  case Op::ZipWith: {
+  case Op::ZipWith:
+  case Op::IZipWith: {
     std::vector<Typed> Args;
+    if (N.K == Op::IZipWith)
+      for (const Operand &I : Ix)
+        Args.push_back({I64, I});
     for (unsigned K = 0; K < N.NumInputs; ++K)
       Args.push_back({type(N.Kids[K]->Type), elemMulti(*N.Kids[K], Ix, Out)});
     return call(N, 0, Args, Out);

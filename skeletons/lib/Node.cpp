@@ -306,11 +306,14 @@ Acc llq::map(const Fn &F, const Acc &A) {
   return Acc(N);
 }
 
-static Acc zipWithN(const Fn &F, std::vector<Acc> In) {
+/// zipWith, and with Indexed its index-aware form (imap, izipWith): F takes
+/// the element's index, one i64 per dimension, before the elements.
+static Acc zipWithN(const char *Name, const Fn &F, std::vector<Acc> In,
+                    bool Indexed = false) {
   std::vector<NodeRef> Kids;
   for (const Acc &A : In)
     Kids.push_back(A.node());
-  auto N = makeNode(Op::ZipWith, "zipWith", Kids);
+  auto N = makeNode(Indexed ? Op::IZipWith : Op::ZipWith, Name, Kids);
   useFns(*N, {F});
   if (!N->Error.empty())
     return Acc(N);
@@ -318,10 +321,12 @@ static Acc zipWithN(const Fn &F, std::vector<Acc> In) {
   Extents E = extentsOf(In[0].shape());
   bool Same = true;
   std::vector<std::string> Params;
+  if (Indexed)
+    Params.assign(Rank, "i64");
   for (const Acc &A : In) {
     Params.push_back(irType(A.type()));
     if (A.shape().rank() != Rank) {
-      fail(*N, fmt::format("zipWith: the arrays' ranks differ ({} and {})",
+      fail(*N, fmt::format("{}: the arrays' ranks differ ({} and {})", Name,
                            In[0].shape().str(), A.shape().str()));
       return Acc(N);
     }
@@ -331,26 +336,35 @@ static Acc zipWithN(const Fn &F, std::vector<Acc> In) {
   }
   setShape(*N, E);
   N->Code = {Same ? 1 : 0};
-  fail(*N, checkFn(F, "zipWith", Params));
+  fail(*N, checkFn(F, Name, Params));
   if (N->Error.empty()) {
     if (auto T = resultOf(F, In[0].type()))
       N->Type = *T;
     else
-      fail(*N, fmt::format("{}: error: zipWith: '{}' is not an element type",
-                           F.where(), F.resultType()));
+      fail(*N, fmt::format("{}: error: {}: '{}' is not an element type",
+                           F.where(), Name, F.resultType()));
   }
   return Acc(N);
 }
 
 Acc llq::zipWith(const Fn &F, const Acc &A, const Acc &B) {
-  return zipWithN(F, {A, B});
+  return zipWithN("zipWith", F, {A, B});
 }
 Acc llq::zipWith(const Fn &F, const Acc &A, const Acc &B, const Acc &C) {
-  return zipWithN(F, {A, B, C});
+  return zipWithN("zipWith", F, {A, B, C});
 }
 Acc llq::zipWith(const Fn &F, const Acc &A, const Acc &B, const Acc &C,
                  const Acc &D) {
-  return zipWithN(F, {A, B, C, D});
+  return zipWithN("zipWith", F, {A, B, C, D});
+}
+Acc llq::imap(const Fn &F, const Acc &A) {
+  return zipWithN("imap", F, {A}, /*Indexed=*/true);
+}
+Acc llq::izipWith(const Fn &F, const Acc &A, const Acc &B) {
+  return zipWithN("izipWith", F, {A, B}, /*Indexed=*/true);
+}
+Acc llq::izipWith(const Fn &F, const Acc &A, const Acc &B, const Acc &C) {
+  return zipWithN("izipWith", F, {A, B, C}, /*Indexed=*/true);
 }
 
 Acc llq::backpermute(const Extents &Sh, const Fn &Proj, const Acc &A) {

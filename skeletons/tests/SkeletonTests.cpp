@@ -1093,3 +1093,61 @@ TEST_CASE("the suite ran through the backend defined in the test") {
   CHECK(cpu().stats().Launches >= test::countedLaunches() - Before);
 }
 #endif
+
+TEST_CASE("imap and izipWith: the index first, against C++ loops, fused") {
+  // i * 1000 + x, and (i, j) weighted: the index is what is tested.
+  auto Mark = LLQ_FN("i64 (i64 %i, i64 %x)",
+                     "%s = mul i64 %i, 1000\n %r = add i64 %s, %x");
+  auto Mark2 = LLQ_FN("i64 (i64 %i, i64 %j, i64 %x, i64 %y)", R"(
+    %a = mul i64 %i, 100000
+    %b = mul i64 %j, 100
+    %c = add i64 %a, %b
+    %d = sub i64 %x, %y
+    %r = add i64 %c, %d
+  )");
+  auto Add = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %b");
+  for (int64_t N : {0, 1, 7, 1009, 16385}) {
+    CAPTURE(N);
+    std::vector<int64_t> X(static_cast<size_t>(N));
+    for (int64_t I = 0; I < N; ++I)
+      X[size_t(I)] = 3 * I - 5;
+    std::vector<int64_t> Want(X.size());
+    int64_t Sum = 0;
+    for (int64_t I = 0; I < N; ++I) {
+      Want[size_t(I)] = I * 1000 + X[size_t(I)];
+      Sum += Want[size_t(I)];
+    }
+    for (Runtime *R : {&cpu(), &seq()}) {
+      CHECK(R->run(imap(Mark, fromVector(X))).toVector<int64_t>() == Want);
+      // Fused into a fold, the index is still the element's.
+      CHECK(R->run(foldAll(Add, int64_t(0), imap(Mark, fromVector(X))))
+                .scalar().get<int64_t>() == Sum);
+    }
+  }
+  // Matrices of odd shapes, empty ones included; izipWith over the
+  // intersection of the shapes, and under a reverse of its input.
+  for (auto [R0, C0] : std::vector<std::pair<int64_t, int64_t>>{
+           {0, 5}, {5, 0}, {1, 1}, {3, 7}, {13, 17}}) {
+    CAPTURE(R0);
+    CAPTURE(C0);
+    std::vector<int64_t> A(size_t(R0 * C0)), B(size_t((R0 + 1) * C0));
+    std::iota(A.begin(), A.end(), int64_t(1));
+    std::iota(B.begin(), B.end(), int64_t(-40));
+    Acc MA = reshape({R0, C0}, fromVector(A));
+    Acc MB = reshape({R0 + 1, C0}, fromVector(B));
+    std::vector<int64_t> Want;
+    for (int64_t I = 0; I < R0; ++I)
+      for (int64_t J = 0; J < C0; ++J)
+        Want.push_back(I * 100000 + J * 100 + A[size_t(I * C0 + J)] -
+                       B[size_t(I * C0 + J)]);
+    for (Runtime *R : {&cpu(), &seq()}) {
+      Array<int64_t> Got = R->run(izipWith(Mark2, MA, MB)).as<int64_t>();
+      CHECK(Got.shape().rank() == 2);
+      CHECK(Got.toVector() == Want);
+    }
+  }
+  // The function's type is checked: indices come first, one per dimension.
+  Acc Bad = imap(Add, reshape({2, 2}, fromVector(std::vector<int64_t>{1, 2, 3, 4})));
+  CHECK(Bad.error().find("imap needs a function of (i64, i64, i64)") !=
+        std::string::npos);
+}

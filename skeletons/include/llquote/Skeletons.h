@@ -331,6 +331,11 @@ Acc zipWith(const Fn &F, const Acc &A, const Acc &B);
 Acc zipWith(const Fn &F, const Acc &A, const Acc &B, const Acc &C);
 Acc zipWith(const Fn &F, const Acc &A, const Acc &B, const Acc &C,
             const Acc &D);
+/// Index-aware forms: F takes the element's index first, one i64 per
+/// dimension (outermost first), then the elements: F(i, ..., A[ix], ...).
+Acc imap(const Fn &F, const Acc &A);
+Acc izipWith(const Fn &F, const Acc &A, const Acc &B);
+Acc izipWith(const Fn &F, const Acc &A, const Acc &B, const Acc &C);
 /// Element Ix of the result is F(A[Proj(Ix)]); Proj takes one i64 per
 /// dimension of Sh and returns i64 (rank 1) or a struct of i64s.
 Acc transform(const Extents &Sh, const Fn &Proj, const Fn &F, const Acc &A);

@@ -45,6 +45,7 @@ enum class Op : uint8_t {
   Generate,    ///< Fns[0](ix...)
   Map,         ///< Fns[0](Kids[0][ix])
   ZipWith,     ///< Fns[0](Kids[0][ix], ...); Code[0]: all shapes equal.
+  IZipWith,    ///< Fns[0](ix..., Kids[0][ix], ...): imap, izipWith.
   Transform,   ///< Fns[1](Kids[0][Fns[0](ix)]); Backpermute has no Fns[1].
   Backpermute, ///< Kids[0][Fns[0](ix)]
   Reshape,     ///< Kids[0] at the same linear position.
