@@ -1,7 +1,7 @@
 //===- FuzzArrays.cpp - libFuzzer target for array programs ---------------===//
 //
 // Reads the input as a small stack program of array operations (arrays of
-// i64 and double from the input's bytes, generate, map, zipWith, reverse,
+// i64 and double from the input's bytes, generate, map, imap, zipWith, reverse,
 // transpose, backpermute, transform, slice, replicate, reshape, enumFromN,
 // fold, foldAll, fold1,
 // foldSeg, the four scans, permute into ranks 1 to 3 with atomicrmw and
@@ -132,6 +132,16 @@ Fn mapF(unsigned K) {
                   "%m = fmul double %x, 0.5\n %r = fadd double %m, 1.0");
   return LLQ_FN("double (double %x)", "%r = fneg double %x");
 }
+/// An index-aware function for imap: the element plus a mark of its index.
+Fn imapI(size_t Rank) {
+  if (Rank == 1)
+    return LLQ_FN("i64 (i64 %i, i64 %x)", "%m = mul i64 %i, 1000\n %r = add i64 %m, %x");
+  if (Rank == 2)
+    return LLQ_FN("i64 (i64 %i, i64 %j, i64 %x)",
+                  "%m = mul i64 %i, 100\n %s = add i64 %m, %j\n %r = sub i64 %x, %s");
+  return LLQ_FN("i64 (i64 %i, i64 %j, i64 %k, i64 %x)",
+                "%a = xor i64 %i, %j\n %b = xor i64 %a, %k\n %r = add i64 %x, %b");
+}
 Fn toFloat() { return LLQ_FN("double (i64 %x)", "%r = sitofp i64 %x to double"); }
 Fn gen(size_t Rank) {
   if (Rank == 1)
@@ -254,6 +264,10 @@ bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
   case 3:
     if (!HaveTop)
       return false;
+    if (IntTop && Rank >= 1 && Rank <= 3 && In.ConsumeBool()) {
+      Top().A = imap(imapI(Rank), Top().A);
+      return true;
+    }
     Top().A = Top().Float ? map(mapF(In.ConsumeIntegral<unsigned>()), Top().A)
                           : map(mapI(In.ConsumeIntegral<unsigned>()), Top().A);
     return true;
@@ -491,7 +505,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
                          toFloat(), gen(1),     gen(2),     gen(3),
                          bin(1),    bin(2),     bin(3),     bin(4),
                          shift(),   swapIx(),   stencil3I(), stencil3F(),
-                         stencil9I()};
+                         stencil9I(), imapI(1), imapI(2), imapI(3)};
   for (size_t Src = 1; Src <= 2; ++Src)
     for (size_t Rank = 2; Rank <= 3; ++Rank)
       All.push_back(projInto(Src, Rank));
