@@ -197,23 +197,33 @@ unsigned KernelGen::indexOf(const Node &N) const {
   return It->second;
 }
 
+std::optional<Fragment> KernelGen::quote(const Template &T,
+                                         const Bindings &Bound,
+                                         std::vector<std::string> Names) {
+  llvm::Expected<Fragment> F = T.fragment(Bound, std::move(Names));
+  if (F)
+    return std::move(*F);
+  std::string Message = llvm::toString(F.takeError());
+  if (Failed.empty())
+    Failed = Message;
+  return std::nullopt;
+}
+
 std::vector<Operand> KernelGen::emitAll(Code &C, const Template &T,
                                         const Bindings &Bound,
                                         const std::vector<std::string> &Exports) {
   std::vector<Operand> Values;
-  llvm::Expected<Fragment> F = T.fragment(Bound, Exports);
-  if (!F) {
-    std::string Message = llvm::toString(F.takeError());
-    if (Failed.empty())
-      Failed = Message;
-    for (size_t I = 0; I < Exports.size(); ++I)
-      Values.push_back(Binding::invalid(Message));
-    return Values;
-  }
+  std::optional<Fragment> F = quote(T, Bound, Exports);
   for (const std::string &E : Exports)
-    Values.push_back(F->value(E));
-  C.push_back(std::move(*F));
+    Values.push_back(F ? F->value(E) : Binding::invalid(Failed));
+  if (F)
+    C.push_back(std::move(*F));
   return Values;
+}
+
+Binding KernelGen::typedArg(llvm::Type *T, const Operand &V) {
+  std::optional<Fragment> Arg = quote(TypedArg, {{"t", T}, {"v", V}}, {});
+  return Arg ? Binding(std::move(*Arg)) : Binding::invalid(Failed);
 }
 
 Operand KernelGen::emit(Code &C, const Template &T, const Bindings &Bound,
@@ -349,15 +359,8 @@ Operand KernelGen::constant(const Node &N, unsigned C, Code &Out) {
 Operand KernelGen::call(const Fn &F, const std::vector<Typed> &Args,
                         Code &Out) {
   std::vector<Binding> Typed;
-  for (const auto &A : Args) {
-    llvm::Expected<Fragment> Arg = TypedArg.fragment({{"t", A.Ty}, {"v", A.V}});
-    if (!Arg) {
-      if (Failed.empty())
-        Failed = llvm::toString(Arg.takeError());
-      return Binding::invalid(Failed);
-    }
-    Typed.push_back(std::move(*Arg));
-  }
+  for (const auto &A : Args)
+    Typed.push_back(typedArg(A.Ty, A.V));
   return emit(Out, CallFn,
               {{"rt", typeOf(F.resultType())}, {"f", fn(F)}, {"args", Typed}},
               "r");
@@ -626,10 +629,7 @@ KernelGen::instantiate(const Template &Skel, Bindings Extra,
     Params.push_back(Binding::param(T, Name, S.Ty == "ptr" && S.NoAlias
                                                  ? std::vector<std::string>{"noalias"}
                                                  : std::vector<std::string>{}));
-    auto Arg = TypedArg.fragment({{"t", T}, {"v", Name}});
-    if (!Arg)
-      return Arg.takeError();
-    Args.push_back(std::move(*Arg));
+    Args.push_back(typedArg(T, Name));
     emit(Unpack, T->isIntegerTy(1) ? UnpackBool : UnpackSlot,
          {{"args", "args"}, {"k", I}, {"slot", Name}, {"t", T}});
   }
@@ -835,14 +835,8 @@ void KernelGen::assign(Code &C, const std::string &Var, llvm::Type *T,
 
 void KernelGen::code(Code &C, const Template &T, const Bindings &Bound,
                      std::vector<std::string> Outputs) {
-  llvm::Expected<Fragment> F = T.fragment(Bound, std::move(Outputs));
-  if (!F) {
-    std::string Message = llvm::toString(F.takeError());
-    if (Failed.empty())
-      Failed = Message;
-    return;
-  }
-  C.push_back(std::move(*F));
+  if (std::optional<Fragment> F = quote(T, Bound, std::move(Outputs)))
+    C.push_back(std::move(*F));
 }
 
 namespace {

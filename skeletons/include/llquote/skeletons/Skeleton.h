@@ -23,6 +23,7 @@
 #include "llquote/runtime/Scheduler.h"
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace llvm {
 class Module;
@@ -278,6 +279,12 @@ private:
   llvm::LLVMContext &Ctx;
   /// The first mistake in a fragment, returned by instantiate().
   std::string Failed;
+  /// T's fragment with Bound (Names: its exports or outputs), or none
+  /// after keeping its mistake in Failed.
+  std::optional<Fragment> quote(const Template &T, const Bindings &Bound,
+                                std::vector<std::string> Names);
+  /// `T V`, an argument of a call.
+  Binding typedArg(llvm::Type *T, const Operand &V);
   llvm::StringMap<llvm::Type *> Signatures;
   std::map<const Node *, unsigned> Index;
   std::vector<SlotSpec> Slots;
