@@ -18,6 +18,11 @@ using namespace llvm;
 // A byte no name a person writes has (it prints as `\01`), then `h`.
 static constexpr StringLiteral Marker = "\x01h";
 
+bool llq::mayHoldPlaceholders(StringRef Text) {
+  // asmName prints the marker's first byte as `\01`.
+  return Text.contains("\\01h");
+}
+
 std::string llq::freshPlaceholder(StringRef Written) {
   static std::atomic<uint64_t> Counter{0};
   StringRef Base;
@@ -38,13 +43,12 @@ bool llq::isPlaceholder(StringRef Name, StringRef *Written) {
   return true;
 }
 
-std::string llq::renameTokens(
-    StringRef Text,
-    const std::function<std::optional<std::string>(StringRef)> &Rule) {
+std::string llq::renameTokens(StringRef Text, const std::vector<Token> &Tokens,
+                              const RenameRule &Rule) {
   std::string Out;
   Out.reserve(Text.size() + Text.size() / 4);
   uint32_t Pos = 0;
-  for (const Token &T : lexTokens(Text)) {
+  for (const Token &T : Tokens) {
     if (T.Class != Token::LocalName && T.Class != Token::Label)
       continue;
     StringRef Tok = Text.slice(T.Range.Begin, T.Range.End);
@@ -84,7 +88,7 @@ std::string llq::reidPlaceholders(StringRef Text,
   }
   if (Fresh.empty())
     return Text.str();
-  return renameTokens(Text, [&](StringRef Name) -> std::optional<std::string> {
+  return renameTokens(Text, Tokens, [&](StringRef Name) -> std::optional<std::string> {
     auto It = Fresh.find(Name);
     if (It == Fresh.end())
       return std::nullopt;
@@ -92,14 +96,16 @@ std::string llq::reidPlaceholders(StringRef Text,
   });
 }
 
-void llq::collectTokenNames(StringRef Text, StringSet<> &Names) {
-  for (const Token &T : lexTokens(Text))
+void llq::collectTokenNames(StringRef Text, const std::vector<Token> &Tokens,
+                            StringSet<> &Names) {
+  for (const Token &T : Tokens)
     if (T.Class == Token::LocalName || T.Class == Token::Label)
       Names.insert(nameOfToken(Text.slice(T.Range.Begin, T.Range.End)));
 }
 
-std::string ReadableNames::rename(StringRef Text) {
-  return renameTokens(Text, [&](StringRef Name) -> std::optional<std::string> {
+std::string ReadableNames::rename(StringRef Text,
+                                  const std::vector<Token> &Tokens) {
+  return renameTokens(Text, Tokens, [&](StringRef Name) -> std::optional<std::string> {
     StringRef Written;
     if (!isPlaceholder(Name, &Written))
       return std::nullopt;

@@ -26,6 +26,7 @@
 #ifndef LLQUOTE_LIB_HYGIENE_H
 #define LLQUOTE_LIB_HYGIENE_H
 
+#include "Tokens.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSet.h"
@@ -43,28 +44,37 @@ std::string freshPlaceholder(llvm::StringRef Written);
 /// name it stands for in \p Written.
 bool isPlaceholder(llvm::StringRef Name, llvm::StringRef *Written = nullptr);
 
-/// \p Text with each local name and label N for which \p Rule gives a new
-/// name replaced by it (both without '%', ':' and quotes).
-std::string
-renameTokens(llvm::StringRef Text,
-             const std::function<std::optional<std::string>(llvm::StringRef)>
-                 &Rule);
+/// Whether dialect text may hold a placeholder: the printed form of its
+/// marker is in it. A quick test before any lexing.
+bool mayHoldPlaceholders(llvm::StringRef Text);
+
+/// \p Text, whose tokens are \p Tokens, with each local name and label N
+/// for which \p Rule gives a new name replaced by it (both without '%',
+/// ':' and quotes).
+using RenameRule =
+    std::function<std::optional<std::string>(llvm::StringRef)>;
+std::string renameTokens(llvm::StringRef Text,
+                         const std::vector<Token> &Tokens,
+                         const RenameRule &Rule);
 
 /// \p Text with every placeholder it defines, but those in \p Keep, given
 /// a fresh one.
 std::string reidPlaceholders(llvm::StringRef Text,
                              const std::vector<std::string> &Keep);
 
-/// Every local name and label written in \p Text (without '%').
-void collectTokenNames(llvm::StringRef Text, llvm::StringSet<> &Names);
+/// Every local name and label written in \p Text, whose tokens are
+/// \p Tokens (without '%').
+void collectTokenNames(llvm::StringRef Text, const std::vector<Token> &Tokens,
+                       llvm::StringSet<> &Names);
 
 /// Readable names for the placeholders of one final instantiation.
 class ReadableNames {
 public:
   /// \p Taken: every name of the text that is not a placeholder.
   explicit ReadableNames(llvm::StringSet<> Taken) : Taken(std::move(Taken)) {}
-  /// \p Text with its placeholders renamed, consistently across calls.
-  std::string rename(llvm::StringRef Text);
+  /// \p Text (whose tokens are \p Tokens) with its placeholders renamed,
+  /// consistently across calls.
+  std::string rename(llvm::StringRef Text, const std::vector<Token> &Tokens);
 
 private:
   llvm::StringSet<> Taken;

@@ -426,16 +426,20 @@ llq::spliceAntiquotes(StringRef Source, const std::vector<AntiquoteSite> &Sites,
     Expected<std::string> Text = S.render(Site, It->second);
     if (!Text)
       return Text.takeError();
-    AnyPlaceholder |= StringRef(*Text).contains("\\01h");
+    AnyPlaceholder |= mayHoldPlaceholders(*Text);
     Texts.push_back(std::move(*Text));
   }
+  // Each text's tokens, lexed once: for the names taken, then for renaming.
   std::optional<ReadableNames> Readable;
+  std::vector<std::vector<Token>> Tokens;
   if (!AsFragment && AnyPlaceholder) {
     StringSet<> Taken;
     for (const auto &Name : Names)
       Taken.insert(Name.getKey());
-    for (const std::string &T : Texts)
-      collectTokenNames(T, Taken);
+    for (const std::string &T : Texts) {
+      Tokens.push_back(lexTokens(T));
+      collectTokenNames(T, Tokens.back(), Taken);
+    }
     Readable.emplace(std::move(Taken));
   }
   LoweredTextBuilder Out(Source);
@@ -460,7 +464,7 @@ llq::spliceAntiquotes(StringRef Source, const std::vector<AntiquoteSite> &Sites,
     const AntiquoteSite &Site = Sites[I];
     std::string &Text = Texts[I];
     if (Readable)
-      Text = Readable->rename(Text);
+      Text = Readable->rename(Text, Tokens[I]);
     CopyOwn(Pos, Site.Range.Begin);
     // Fragments stand on lines of their own, so a block or definition in one
     // never runs into the template's next token.
