@@ -231,7 +231,7 @@ Expected<std::string> Splicer::text(const AntiquoteSite &Site, const Binding &B,
   if (B.kind() == Binding::Kind::Param &&
       (Site.Kind == AntiquoteKind::Param || Site.Kind == AntiquoteKind::Params)) {
     std::string S = printed(B.type());
-    for (const std::string &A : B.outputs())
+    for (const std::string &A : B.attributes())
       S += " " + A;
     return S + " %" + asmName(B.text());
   }

@@ -173,9 +173,13 @@ struct Template::Impl {
   StringMap<uint32_t> Names;           ///< Local names, first occurrence.
   StringMap<unsigned> Defs;            ///< Local names defined, how often.
   StringMap<uint32_t> Uses;            ///< Local names read, first read.
-  /// A hygienic template's own names where its text writes them: each
-  /// token's range and whether it is a label definition (`name:`).
-  std::vector<std::pair<SrcRange, bool>> OwnTokens;
+  /// A hygienic template's own names where its text writes them.
+  struct OwnToken {
+    SrcRange Range;
+    std::string Name; ///< As written, without '%', ':' and quotes.
+    bool IsLabel;     ///< A label definition (`name:`).
+  };
+  std::vector<OwnToken> OwnTokens;
   /// Whether the text ends in a terminator, in emitted templates.
   bool EndsInTerminator = false;
   /// A block template's first label, if it starts with one.
@@ -319,9 +323,10 @@ Error Template::Impl::checkHygiene() {
   for (const Token &T : lexTokens(Text)) {
     if (T.Class != Token::LocalName && T.Class != Token::Label)
       continue;
-    if (Defs.count(nameOfToken(
-            StringRef(Text).slice(T.Range.Begin, T.Range.End))))
-      OwnTokens.push_back({T.Range, T.Class == Token::Label});
+    std::string Name =
+        nameOfToken(StringRef(Text).slice(T.Range.Begin, T.Range.End));
+    if (Defs.count(Name))
+      OwnTokens.push_back({T.Range, std::move(Name), T.Class == Token::Label});
   }
   return Error::success();
 }
@@ -676,12 +681,9 @@ Expected<Fragment> Template::fragment(const Bindings &Bound,
                                  "', which it does not define");
       Exports.push_back({N.str(), It->second});
     }
-    for (const auto &[Range, IsLabel] : P->OwnTokens) {
-      std::string Name = nameOfToken(
-          StringRef(P->Text).slice(Range.Begin, Range.End));
-      std::string New = asmName(Placeholder[Name]);
-      AsFragment.Own.push_back(
-          {Range, IsLabel ? New + ":" : "%" + New});
+    for (const Impl::OwnToken &T : P->OwnTokens) {
+      std::string New = asmName(Placeholder[T.Name]);
+      AsFragment.Own.push_back({T.Range, T.IsLabel ? New + ":" : "%" + New});
     }
     // What it assigns of the code around it is what it is given by $id:.
     Outputs.clear();

@@ -155,7 +155,7 @@ public:
     Binding B{T};
     B.K = Kind::Param;
     B.Text = std::move(Name);
-    B.Outputs = std::move(Attributes);
+    B.Attributes = std::move(Attributes);
     return B;
   }
 
@@ -185,6 +185,8 @@ public:
   const std::string &text() const { return Text; }
   const std::string &origin() const { return Origin; }
   const std::vector<std::string> &outputs() const { return Outputs; }
+  /// A parameter's attributes.
+  const std::vector<std::string> &attributes() const { return Attributes; }
   /// Whether a fragment is hygienic, and the names in its text that a
   /// splice keeps (its exports and those of its hygienic parts).
   bool hygienic() const { return Hygienic; }
@@ -202,7 +204,7 @@ private:
   bool Signed = false;
   llvm::APFloat FP{0.0};
   std::string Text, Origin;
-  std::vector<std::string> Outputs;
+  std::vector<std::string> Outputs, Attributes;
   bool Hygienic = false;
   std::vector<std::string> Exports;
   std::vector<Binding> List;
