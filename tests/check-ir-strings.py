@@ -133,8 +133,7 @@ def check_file(path):
         text = f.read()
     findings = []
     tokens = list(strip_comments_and_split(text))
-    # Code before each literal, to know which call it is an argument of.
-    code_so_far = ""
+    # The calls the next literal is an argument of.
     depth_stack = []  # (macro name, paren depth at its '(')
     depth = 0
     for k, (kind, value, offset) in enumerate(tokens):
@@ -150,7 +149,6 @@ def check_file(path):
                 else:
                     depth += 1
                     depth_stack.append((m.group(1), depth))
-            code_so_far = (code_so_far + value)[-200:]
             continue
         prev_code = tokens[k - 1][1] if k > 0 else ""
         next_code = tokens[k + 1][1] if k + 1 < len(tokens) else ""
