@@ -88,6 +88,24 @@ public:
     for (size_t I = 0; I < A->second.size() && I < B->second.size(); ++I)
       if (B->second[I] > 0)
         R.push_back(A->second[I] / B->second[I]);
+    print(What, std::move(R));
+  }
+
+  /// Prints time(A) - time(B), per repetition, in the benchmarks' time
+  /// unit, if both ran.
+  void difference(const std::string &What, const std::string &A,
+                  const std::string &B) {
+    auto X = Times.find(A), Y = Times.find(B);
+    if (X == Times.end() || Y == Times.end())
+      return;
+    std::vector<double> D;
+    for (size_t I = 0; I < X->second.size() && I < Y->second.size(); ++I)
+      D.push_back(X->second[I] - Y->second[I]);
+    print(What, D);
+  }
+
+private:
+  void print(const std::string &What, std::vector<double> R) {
     if (R.empty())
       return;
     std::sort(R.begin(), R.end());
@@ -98,7 +116,6 @@ public:
                 R.back(), N == 1 ? " (one repetition: no spread)" : "");
   }
 
-private:
   /// "BM_Gang_Empty/1/real_time" -> "BM_Gang_Empty/1".
   static std::string withoutSuffix(std::string Name) {
     const std::string Suffix = "/real_time";

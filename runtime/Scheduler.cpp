@@ -199,10 +199,11 @@ struct ChainState final : JobChain {
     Failed.store(true, std::memory_order_relaxed);
   }
 
+  /// Read after Done, which publishes every failure recorded before it.
   Status status() {
-    std::lock_guard<std::mutex> Lock(ErrorMutex);
-    if (!Failed.load(std::memory_order_relaxed))
+    if (!Failed.load(std::memory_order_acquire))
       return Status();
+    std::lock_guard<std::mutex> Lock(ErrorMutex);
     return Status::error(Message, FirstException);
   }
 

@@ -142,10 +142,11 @@ const Template Reversed = LLQ_HYGIENIC_INSTRS(R"(
   %rv = sub i64 %last, $opr:ix
 )");
 
-/// The nodes of the tree under Root in preorder, the numbering KernelGen
-/// gives the slots and Launch fills them in. The tree is a true tree
-/// (Runtime copies shared producers apart), so every node has one position.
-std::vector<const Node *> preorder(const Node &Root) {
+} // namespace
+
+/// The tree is a true tree (Runtime copies shared producers apart), so
+/// every node has one position.
+std::vector<const Node *> llq::detail::preorder(const Node &Root) {
   std::vector<const Node *> Order, Work{&Root};
   while (!Work.empty()) {
     const Node *N = Work.back();
@@ -156,8 +157,6 @@ std::vector<const Node *> preorder(const Node &Root) {
   }
   return Order;
 }
-
-} // namespace
 
 llvm::Error llq::detail::failure(const std::string &Message) {
   return llvm::make_error<llvm::StringError>(Message,
@@ -678,8 +677,11 @@ rt::Expected<std::shared_ptr<void>> Backend::scratch(size_t Bytes) {
 
 //===-- Launch ------------------------------------------------------------===//
 
-Launch::Launch(const Node &Root, const Kernel &K, Backend &B)
-    : Root(Root), K(K), B(B), Nodes(preorder(Root)) {}
+Launch::Launch(const Node &Root, const Kernel &K, Backend &B,
+               const std::vector<const Node *> *Order)
+    : Root(Root), K(K), B(B), OwnOrder(Order ? std::vector<const Node *>()
+                                             : preorder(Root)),
+      Nodes(Order ? *Order : OwnOrder), HostArrays(B.readsHostArrays()) {}
 
 int64_t Launch::grain(int64_t HostGrain) const {
   return B.grain(K.Loops ? std::min<int64_t>(HostGrain, 16) : HostGrain);
@@ -687,10 +689,14 @@ int64_t Launch::grain(int64_t HostGrain) const {
 
 llvm::Error Launch::output(const ElemType &T, const Shape &Sh) {
   if (Outputs.empty() && Reuse && Reuse->type() == T && Reuse->shape() == Sh) {
-    auto R = B.resident(Reuse);
     // Only storage the kernels write in place can be reused.
-    if (R && *R == Reuse) {
-      Outputs.push_back(Reuse);
+    bool InPlace = B.readsHostArrays();
+    if (!InPlace) {
+      auto R = B.resident(Reuse);
+      InPlace = R && *R == Reuse;
+    }
+    if (InPlace) {
+      Outputs.push_back(std::move(Reuse));
       return llvm::Error::success();
     }
   }
@@ -720,12 +726,16 @@ llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
     uint64_t &V = Args[I];
     switch (S.K) {
     case SlotSpec::Buffer: {
-      auto &Held = Resident[N.Data.get()];
+      const rt::Array *Held = HostArrays ? N.Data.get() : nullptr;
+      for (auto &[Read, Dev] : Resident)
+        if (Read == N.Data.get())
+          Held = Dev.get();
       if (!Held) {
         rt::Expected<std::shared_ptr<rt::Array>> R = B.resident(N.Data);
         if (!R)
           return failure(fmt::format("{}: {}", Root.Name, R.message()));
-        Held = *R;
+        Resident.emplace_back(N.Data.get(), *R);
+        Held = Resident.back().second.get();
       }
       V = reinterpret_cast<uintptr_t>(Held->data(S.A));
       break;
@@ -740,10 +750,18 @@ llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
       V = uint64_t(N.Vals[S.A]);
       break;
     case SlotSpec::Out:
-      V = reinterpret_cast<uintptr_t>(Outputs.at(S.A)->data(S.B));
+      if (S.A >= Outputs.size())
+        return failure(fmt::format("{}: the kernel writes output {}, which "
+                                   "its skeleton did not allocate",
+                                   Root.Name, S.A));
+      V = reinterpret_cast<uintptr_t>(Outputs[S.A]->data(S.B));
       break;
     case SlotSpec::Host:
-      V = Host.at(S.A);
+      if (S.A >= Host.size())
+        return failure(fmt::format("{}: the kernel reads host value {}, "
+                                   "which its skeleton did not set",
+                                   Root.Name, S.A));
+      V = Host[S.A];
       break;
     case SlotSpec::Fault:
       if (!FaultWord) {

@@ -38,6 +38,7 @@ public:
       return A.status();
     return std::make_shared<rt::Array>(std::move(*A));
   }
+  bool readsHostArrays() const override { return true; }
   llvm::Error lower(llvm::Module &M, const KernelGen &,
                     bool Optimize) override {
     // The module is the host's as it is; the engine optimises it.

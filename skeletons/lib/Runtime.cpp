@@ -1,12 +1,18 @@
 //===- Runtime.cpp - Running array expressions: fusion, caches, backends --===//
 //
-// run() walks an expression from the root: a consumer's producers are
-// copied into one tree (fused); a consumer below another is run first and
-// read as a manifest array. The tree's structure is the kernel cache's key,
-// so a repeated operation costs a key, a hash lookup and the launch: no
-// template is instantiated and no IR is printed or hashed. On a miss the
-// consumer's skeleton is instantiated and the engine compiles it (or finds
-// it in its own memory and disk caches).
+// run() records a plan of an expression (record()): walking from the root,
+// a consumer's producers are copied into one tree (fused); a consumer below
+// another becomes an earlier step, read as a manifest array. Each tree's
+// structure is the kernel cache's key, so an operation built again costs
+// the walk, a key, a hash lookup and the launch: no template is
+// instantiated and no IR is printed or hashed. On a miss the consumer's
+// skeleton is instantiated and the engine compiles it (or finds it in its
+// own memory and disk caches). Then execute() binds the plan's leaves to
+// the arrays and launches its steps in order.
+//
+// The same expression run again (the same Acc) skips the walk too: the
+// last plans are kept by root node. A Prepared holds one plan for good and
+// runs it on new input arrays of the same shapes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +21,8 @@
 #include "llquote/runtime/BufferPool.h"
 #include "llquote/runtime/Engine.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/CFG.h"
@@ -71,15 +79,6 @@ std::shared_ptr<Node> copyNode(const Node &N) {
   return C;
 }
 
-std::shared_ptr<Node> useOf(std::shared_ptr<rt::Array> A) {
-  auto N = std::make_shared<Node>();
-  N->K = Op::Use;
-  N->Type = A->type();
-  N->Sh = A->shape();
-  N->Data = std::move(A);
-  return N;
-}
-
 std::string optionOrEnv(const std::optional<std::string> &Opt,
                         const char *Var) {
   if (Opt)
@@ -100,11 +99,81 @@ bool switchOn(const std::optional<bool> &Opt, const char *Var) {
 
 namespace llq::detail {
 
-class RuntimeImpl {
-  /// The results of the consumers one run() has computed: a consumer that
-  /// is shared, and both halves of scanl', run once.
-  using Memo = std::map<const Node *, std::vector<std::shared_ptr<rt::Array>>>;
+/// The bytes of A's storage, all fields.
+static uint64_t storageBytes(const rt::Array &A) {
+  uint64_t Bytes = 0;
+  for (ScalarKind F : A.type().fields())
+    Bytes += uint64_t(A.size()) * rt::byteSize(F);
+  return Bytes;
+}
 
+/// Small results of earlier runs, kept so that a later run writes into one
+/// that nothing else holds any more instead of allocating: a loop that runs
+/// an expression and drops the result of the run before allocates nothing.
+/// At most MaxBytes each, so that what is kept is little memory.
+template <size_t N> struct Spares {
+  static constexpr uint64_t MaxBytes = 64 << 10;
+  std::shared_ptr<rt::Array> Slot[N];
+  unsigned Next = 0;
+  /// A kept array of type T and shape Sh that nothing else holds, taken
+  /// out; else null.
+  std::shared_ptr<rt::Array> take(const ElemType &T, const Shape &Sh) {
+    for (std::shared_ptr<rt::Array> &A : Slot)
+      if (A && A.use_count() == 1 && A->type() == T && A->shape() == Sh)
+        return std::move(A);
+    return nullptr;
+  }
+  /// Keeps A, if it is small and owns its storage, in an empty place, else
+  /// in that of one nothing else holds, else in turn.
+  void keep(const std::shared_ptr<rt::Array> &A) {
+    if (!A->ownsData() || storageBytes(*A) > MaxBytes)
+      return;
+    for (std::shared_ptr<rt::Array> &S : Slot)
+      if (!S) {
+        S = A;
+        return;
+      }
+    for (std::shared_ptr<rt::Array> &S : Slot)
+      if (S.use_count() == 1) {
+        S = A;
+        return;
+      }
+    Slot[Next] = A;
+    Next = (Next + 1) % N;
+  }
+};
+
+/// What run() does for one expression, worked out once: the consumers to
+/// launch, in order, each with its tree (its producers fused, the arrays it
+/// reads as Use leaves) and its kernel, and where each leaf's array comes
+/// from. A plan holds no array: a run binds the leaves, launches, and lets
+/// them go, so that a plan kept for the next run keeps no memory alive.
+struct Plan {
+  /// A value of a run: input Param, or else output Output of step Step.
+  struct Source {
+    int Param = -1;
+    unsigned Step = 0, Output = 0;
+  };
+  struct Step {
+    std::shared_ptr<Node> Root;
+    std::shared_ptr<const Kernel> K;
+    /// The Use leaves of Root's tree, and what each holds during a run.
+    std::vector<std::pair<Node *, Source>> Leaves;
+    /// preorder(*Root), for its launches.
+    std::vector<const Node *> Order;
+  };
+  std::vector<Step> Steps;
+  /// Each input array: the first Use node of the expression that holds
+  /// it, depth first, left to right.
+  std::vector<const Node *> Inputs;
+  Source Result;
+  /// Small results of its runs, written into again (Spares).
+  Spares<2> Recycled;
+  /// Taken by a run (RuntimeImpl::takePlan): no other run may use it.
+  std::atomic<bool> Busy{false};
+};
+
+class RuntimeImpl {
 public:
   RuntimeImpl(const RuntimeOptions &O, const BackendFactory &Make)
       : Opts(O) {
@@ -168,16 +237,19 @@ public:
     DumpDir = optionOrEnv(O.DumpIR, "LLQ_DUMP_IR");
   }
 
+  /// Computes N, into Into's storage where it fits. A run of the very
+  /// expression (the same Acc) run before reuses its plan: no walk, no key.
   llvm::Expected<std::shared_ptr<rt::Array>>
-  run(const NodeRef &N, std::shared_ptr<rt::Array> Into = nullptr) {
-    Memo M;
-    // An expression with an error may be deeper than the walks below take.
-    if (N && !N->Error.empty())
-      return failure(N->Error);
-    if (Into && reads(*N, *Into))
-      Into = nullptr;
-    return run(N, M, std::move(Into));
-  }
+  run(const NodeRef &N, std::shared_ptr<rt::Array> Into = nullptr);
+  /// N's plan, every kernel found or compiled (Runtime::prepare); with
+  /// Compile false, its trees only (kernelIR).
+  llvm::Expected<std::shared_ptr<Plan>> record(const NodeRef &N,
+                                               bool Compile = true);
+  /// Runs P on In (one array per input, of the shapes recorded), into
+  /// Into where it fits, else with Recycle into one of P's spares.
+  llvm::Expected<std::shared_ptr<rt::Array>>
+  execute(Plan &P, llvm::ArrayRef<const std::shared_ptr<rt::Array> *> In,
+          std::shared_ptr<rt::Array> Into, bool Recycle = true);
   /// The IR of N's kernel, optimised or not, or (PTX) its PTX.
   llvm::Expected<std::string> kernelCode(const NodeRef &N, bool Optimized,
                                          bool PTX);
@@ -194,7 +266,7 @@ public:
   size_t MaxKernels = 1024;
   std::string DumpDir;
   std::atomic<uint64_t> Built{0}, Hits{0}, Launches{0}, FromDisk{0},
-      Evicted{0};
+      Evicted{0}, PlanHits{0};
   /// Kernels in memory now.
   uint64_t resident() {
     std::lock_guard<std::mutex> Lock(CacheLock);
@@ -202,28 +274,33 @@ public:
   }
 
 private:
-  llvm::Expected<std::shared_ptr<rt::Array>>
-  run(const NodeRef &N, Memo &M, std::shared_ptr<rt::Array> Into = nullptr);
-  llvm::Expected<std::vector<std::shared_ptr<rt::Array>>>
-  materialize(const Node &C, Memo &M,
-              std::shared_ptr<rt::Array> Into = nullptr);
-  /// Whether the expression reads A's storage.
-  static bool reads(const Node &N, const rt::Array &A) {
-    if (N.K == Op::Use && N.Data && N.Data->numFields() &&
-        A.numFields() && N.Data->data(0) == A.data(0))
-      return true;
-    for (const NodeRef &K : N.Kids)
-      if (reads(*K, A))
-        return true;
-    return false;
-  }
-  /// With Dry, an array the tree reads is not computed but stands as a Use
-  /// of its type and shape with no data: enough to generate its kernel.
-  llvm::Expected<NodeRef> prepare(const NodeRef &P, Memo &M, bool Dry);
-  llvm::Expected<std::shared_ptr<Node>> prepareConsumer(const Node &C, Memo &M,
-                                                        bool Dry = false);
-  /// The array the consumer-or-select P computes; with Dry, a stand-in.
-  llvm::Expected<NodeRef> manifest(const NodeRef &P, Memo &M, bool Dry);
+  /// One record(): the steps made so far, by the consumer they run, and
+  /// the inputs, by array.
+  struct Recording {
+    Plan &P;
+    bool Compile;
+    /// Searched in order: an expression has a few of each.
+    llvm::SmallVector<std::pair<const Node *, unsigned>, 4> StepOf;
+    llvm::SmallVector<const rt::Array *, 4> InputOf;
+    /// The consumers made for producers run as arrays, alive while StepOf
+    /// holds their addresses.
+    std::vector<std::shared_ptr<Node>> Made;
+    /// The input that Use node U holds.
+    Plan::Source input(const Node &U);
+  };
+  /// Where the value of N comes from: an input or a step's output.
+  llvm::Expected<Plan::Source> recordValue(const NodeRef &N, Recording &R);
+  /// The step that runs consumer C, its inputs' steps recorded first.
+  llvm::Expected<unsigned> recordConsumer(const Node &C, Recording &R);
+  /// A copy of producer P's tree for step S, consumers below it read as
+  /// arrays.
+  llvm::Expected<NodeRef> recordTree(const NodeRef &P, Recording &R,
+                                     Plan::Step &S);
+  /// A Use leaf of S that holds P's value at a run.
+  llvm::Expected<NodeRef> recordManifest(const NodeRef &P, Recording &R,
+                                         Plan::Step &S);
+  llvm::Error recordKids(const Node &From, Node &To, Recording &R,
+                         Plan::Step &S);
   llvm::Expected<std::shared_ptr<const Kernel>> kernelFor(const Node &Root);
   /// The consumer whose kernel computes N, with its producers fused.
   llvm::Expected<std::shared_ptr<Node>> rootOf(const NodeRef &N);
@@ -234,8 +311,9 @@ private:
   llvm::Expected<std::unique_ptr<llvm::Module>> generate(KernelGen &G,
                                                          llvm::LLVMContext &Ctx);
 
-  /// Removes least recently used kernels that no run holds until the
-  /// cache is within MaxKernels (or nothing more can go). CacheLock held.
+  /// Removes least recently used kernels that no run, kept plan or
+  /// Prepared holds until the cache is within MaxKernels (or nothing more
+  /// can go). CacheLock held.
   void evict();
 
   using Key = std::vector<uint64_t>;
@@ -248,52 +326,36 @@ private:
   std::unordered_map<Key, Entry, KeyHash> Cache;
   /// Cache's keys, most recently used first.
   std::list<const Key *> Recent;
+
+  /// The plans of the expressions run last, by root node: a run of the
+  /// same Acc again takes its plan (Plan::Busy: no other run uses it at
+  /// the same time, and it is not replaced) and gives it back. Expr tells
+  /// a live root from a new node at a freed one's address.
+  struct CachedPlan {
+    const Node *Key = nullptr;
+    std::weak_ptr<const Node> Expr;
+    std::shared_ptr<Plan> P;
+    uint64_t LastUse = 0;
+  };
+  static constexpr size_t MaxPlans = 16;
+  std::mutex PlanLock;
+  std::vector<CachedPlan> Plans;
+  uint64_t PlanClock = 0;
+  /// N's plan if it is kept and free, marked busy; else null.
+  Plan *takePlan(const Node *N);
+  /// Keeps P as N's plan, in the place of the least recently used plan
+  /// that is not busy if all are full.
+  /// Lets go of the plans of expressions the program no longer holds, and
+  /// so of their kernels.
+  void dropDeadPlans();
+  /// With Result, also keeps a new expression's result in Results.
+  void keepPlan(const NodeRef &N, std::shared_ptr<Plan> P,
+                const std::shared_ptr<rt::Array> *Result = nullptr);
+  /// Results of new expressions' runs (Spares); under PlanLock.
+  Spares<4> Results;
 };
 
 } // namespace llq::detail
-
-llvm::Expected<NodeRef> RuntimeImpl::manifest(const NodeRef &P, Memo &M,
-                                              bool Dry) {
-  if (Dry) {
-    auto N = std::make_shared<Node>();
-    N->K = Op::Use;
-    N->Type = P->Type;
-    N->Sh = P->Sh;
-    return NodeRef(N);
-  }
-  auto A = run(P, M);
-  if (!A)
-    return A.takeError();
-  return NodeRef(useOf(*A));
-}
-
-llvm::Expected<NodeRef> RuntimeImpl::prepare(const NodeRef &P, Memo &M,
-                                             bool Dry) {
-  if (P->K == Op::Consumer || P->K == Op::Select)
-    return manifest(P, M, Dry);
-  auto C = copyNode(*P);
-  for (size_t I = 0; I < P->Kids.size(); ++I) {
-    auto K = P->ManifestKids & (1u << I) ? manifest(P->Kids[I], M, Dry)
-                                          : prepare(P->Kids[I], M, Dry);
-    if (!K)
-      return K.takeError();
-    C->Kids.push_back(*K);
-  }
-  return NodeRef(C);
-}
-
-llvm::Expected<std::shared_ptr<Node>>
-RuntimeImpl::prepareConsumer(const Node &C, Memo &M, bool Dry) {
-  auto Root = copyNode(C);
-  for (size_t I = 0; I < C.Kids.size(); ++I) {
-    auto K = C.ManifestKids & (1u << I) ? manifest(C.Kids[I], M, Dry)
-                                         : prepare(C.Kids[I], M, Dry);
-    if (!K)
-      return K.takeError();
-    Root->Kids.push_back(*K);
-  }
-  return Root;
-}
 
 llvm::Error RuntimeImpl::dump(const llvm::Module &M, const std::string &Name,
                               const KernelGen &G) {
@@ -426,6 +488,8 @@ RuntimeImpl::kernelFor(const Node &Root) {
 }
 
 void RuntimeImpl::evict() {
+  if (MaxKernels && Cache.size() > MaxKernels)
+    dropDeadPlans();
   auto It = Recent.end();
   while (MaxKernels && Cache.size() > MaxKernels && It != Recent.begin()) {
     --It;
@@ -444,71 +508,280 @@ void RuntimeImpl::evict() {
   }
 }
 
-llvm::Expected<std::vector<std::shared_ptr<rt::Array>>>
-RuntimeImpl::materialize(const Node &C, Memo &M,
-                         std::shared_ptr<rt::Array> Into) {
-  auto Found = M.find(&C);
-  if (Found != M.end())
-    return Found->second;
-  auto Root = prepareConsumer(C, M);
-  if (!Root)
-    return Root.takeError();
-  auto K = kernelFor(**Root);
-  if (!K)
-    return K.takeError();
-  Launch L(**Root, **K, *B);
-  L.Reuse = std::move(Into);
-  try {
-    if (llvm::Error E = C.Skel->launch(L))
-      return std::move(E);
-  } catch (const ArrayError &Ex) {
-    return failure(Ex.what());
+Plan::Source RuntimeImpl::Recording::input(const Node &U) {
+  const auto *It = llvm::find(InputOf, U.Data.get());
+  if (It == InputOf.end()) {
+    InputOf.push_back(U.Data.get());
+    P.Inputs.push_back(&U);
+    It = InputOf.end() - 1;
   }
-  Launches += (*K)->numPhases();
-  M[&C] = L.Outputs;
-  return L.Outputs;
+  return Plan::Source{int(It - InputOf.begin()), 0, 0};
+}
+
+llvm::Expected<Plan::Source> RuntimeImpl::recordValue(const NodeRef &N,
+                                                      Recording &R) {
+  if (!N->Error.empty())
+    return failure(N->Error);
+  if (N->K == Op::Use) {
+    if (!N->Data)
+      return failure("run: a use of no array");
+    return R.input(*N);
+  }
+  if (N->K == Op::Select || N->K == Op::Consumer) {
+    bool Sel = N->K == Op::Select;
+    auto S = recordConsumer(Sel ? *N->Kids[0] : *N, R);
+    if (!S)
+      return S.takeError();
+    return Plan::Source{-1, *S, Sel ? unsigned(N->Code[0]) : 0u};
+  }
+  // A producer at the root, or read as a manifest array, is computed by
+  // the materialising skeleton.
+  auto M = makeConsumer(materializeSkeleton(), N->Name, {N});
+  M->Type = N->Type;
+  M->Sh = N->Sh;
+  R.Made.push_back(M);
+  auto S = recordConsumer(*M, R);
+  if (!S)
+    return S.takeError();
+  return Plan::Source{-1, *S, 0};
+}
+
+llvm::Expected<NodeRef> RuntimeImpl::recordManifest(const NodeRef &P,
+                                                    Recording &R,
+                                                    Plan::Step &S) {
+  auto From = recordValue(P, R);
+  if (!From)
+    return From.takeError();
+  auto U = std::make_shared<Node>();
+  U->K = Op::Use;
+  U->Type = P->Type;
+  U->Sh = P->Sh;
+  S.Leaves.push_back({U.get(), *From});
+  return NodeRef(U);
+}
+
+llvm::Expected<NodeRef> RuntimeImpl::recordTree(const NodeRef &P, Recording &R,
+                                                Plan::Step &S) {
+  if (!P->isProducer())
+    return recordManifest(P, R, S);
+  auto C = copyNode(*P);
+  if (P->K == Op::Use) {
+    if (!P->Data)
+      return failure("run: a use of no array");
+    C->Data = nullptr;
+    S.Leaves.push_back({C.get(), R.input(*P)});
+  }
+  if (llvm::Error E = recordKids(*P, *C, R, S))
+    return std::move(E);
+  return NodeRef(C);
+}
+
+llvm::Error RuntimeImpl::recordKids(const Node &From, Node &To, Recording &R,
+                                    Plan::Step &S) {
+  for (size_t I = 0; I < From.Kids.size(); ++I) {
+    auto K = From.ManifestKids & (1u << I) ? recordManifest(From.Kids[I], R, S)
+                                           : recordTree(From.Kids[I], R, S);
+    if (!K)
+      return K.takeError();
+    To.Kids.push_back(*K);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<unsigned> RuntimeImpl::recordConsumer(const Node &C,
+                                                     Recording &R) {
+  for (auto [Made, Ix] : R.StepOf)
+    if (Made == &C)
+      return Ix;
+  Plan::Step S;
+  S.Root = copyNode(C);
+  if (llvm::Error E = recordKids(C, *S.Root, R, S))
+    return std::move(E);
+  S.Order = preorder(*S.Root);
+  if (R.Compile) {
+    auto K = kernelFor(*S.Root);
+    if (!K)
+      return K.takeError();
+    S.K = std::move(*K);
+  }
+  unsigned Ix = unsigned(R.P.Steps.size());
+  R.P.Steps.push_back(std::move(S));
+  R.StepOf.push_back({&C, Ix});
+  return Ix;
+}
+
+llvm::Expected<std::shared_ptr<Plan>> RuntimeImpl::record(const NodeRef &N,
+                                                          bool Compile) {
+  if (!N)
+    return failure("run: an empty Acc");
+  auto P = std::make_shared<Plan>();
+  Recording R{*P, Compile, {}, {}, {}};
+  auto Result = recordValue(N, R);
+  if (!Result)
+    return Result.takeError();
+  P->Result = *Result;
+  return P;
 }
 
 llvm::Expected<std::shared_ptr<rt::Array>>
-RuntimeImpl::run(const NodeRef &N, Memo &Done, std::shared_ptr<rt::Array> Into) {
+RuntimeImpl::execute(Plan &P,
+                     llvm::ArrayRef<const std::shared_ptr<rt::Array> *> In,
+                     std::shared_ptr<rt::Array> Into, bool Recycle) {
+  if (P.Result.Param >= 0)
+    return *In[size_t(P.Result.Param)];
+  // The result is written into Into only where no input is Into.
+  if (Into && Into->numFields())
+    for (const std::shared_ptr<rt::Array> *A : In)
+      if ((*A)->numFields() && (*A)->data(0) == Into->data(0))
+        Into = nullptr;
+  Recycle = Recycle && !Into && P.Result.Output == 0;
+  if (Recycle) {
+    const Node &Root = *P.Steps[P.Result.Step].Root;
+    Into = P.Recycled.take(Root.Type, Root.Sh);
+  }
+  llvm::SmallVector<llvm::SmallVector<std::shared_ptr<rt::Array>, 2>, 2> Outs(
+      P.Steps.size());
+  for (unsigned I = 0; I < P.Steps.size(); ++I) {
+    Plan::Step &S = P.Steps[I];
+    for (auto &[Leaf, From] : S.Leaves) {
+      const std::shared_ptr<rt::Array> &A =
+          From.Param >= 0 ? *In[size_t(From.Param)]
+                          : Outs[From.Step][From.Output];
+      Leaf->Data = A;
+      if (!(Leaf->Sh == A->shape()))
+        Leaf->Sh = A->shape();
+    }
+    // The plan holds no array between runs.
+    auto Release = llvm::make_scope_exit([&S] {
+      for (auto &Leaf : S.Leaves)
+        Leaf.first->Data.reset();
+    });
+    Launch L(*S.Root, *S.K, *B, &S.Order);
+    if (P.Result.Step == I && P.Result.Output == 0)
+      L.Reuse = std::move(Into);
+    try {
+      if (llvm::Error E = S.Root->Skel->launch(L))
+        return std::move(E);
+    } catch (const ArrayError &Ex) {
+      return failure(Ex.what());
+    }
+    Launches += S.K->numPhases();
+    Outs[I] = std::move(L.Outputs);
+  }
+  std::shared_ptr<rt::Array> Result =
+      std::move(Outs[P.Result.Step][P.Result.Output]);
+  if (Recycle)
+    P.Recycled.keep(Result);
+  return Result;
+}
+
+Plan *RuntimeImpl::takePlan(const Node *N) {
+  std::lock_guard<std::mutex> Lock(PlanLock);
+  for (CachedPlan &C : Plans)
+    if (C.Key == N && C.P && !C.Expr.expired()) {
+      // Busy: another thread runs this very expression now.
+      if (C.P->Busy.exchange(true, std::memory_order_acquire))
+        return nullptr;
+      C.LastUse = ++PlanClock;
+      return C.P.get();
+    }
+  return nullptr;
+}
+
+void RuntimeImpl::keepPlan(const NodeRef &N, std::shared_ptr<Plan> P,
+                           const std::shared_ptr<rt::Array> *Result) {
+  std::lock_guard<std::mutex> Lock(PlanLock);
+  if (Result)
+    Results.keep(*Result);
+  CachedPlan *Slot = nullptr;
+  for (CachedPlan &C : Plans) {
+    bool Gone = !C.P || C.Expr.expired();
+    // Another thread has kept a plan for N meanwhile.
+    if (C.Key == N.get() && !Gone)
+      return;
+    if (Gone) {
+      Slot = &C;
+      break;
+    }
+    if (!C.P->Busy.load(std::memory_order_relaxed) &&
+        (!Slot || C.LastUse < Slot->LastUse))
+      Slot = &C;
+  }
+  if ((!Slot || Slot->P) && Plans.size() < MaxPlans) {
+    Plans.emplace_back();
+    Slot = &Plans.back();
+  }
+  if (Slot)
+    *Slot = CachedPlan{N.get(), N, std::move(P), ++PlanClock};
+}
+
+void RuntimeImpl::dropDeadPlans() {
+  llvm::SmallVector<std::shared_ptr<Plan>, 16> Dead;
+  {
+    std::lock_guard<std::mutex> Lock(PlanLock);
+    for (CachedPlan &C : Plans)
+      if (C.P && C.Expr.expired())
+        Dead.push_back(std::move(C.P));
+  }
+  // Their kernels are let go here, outside the lock.
+}
+
+llvm::Expected<std::shared_ptr<rt::Array>>
+RuntimeImpl::run(const NodeRef &N, std::shared_ptr<rt::Array> Into) {
   if (!N)
     return failure("run: an empty Acc");
   if (!N->Error.empty())
     return failure(N->Error);
   if (N->K == Op::Use)
     return N->Data;
-  if (N->K == Op::Select) {
-    auto Outs = materialize(*N->Kids[0], Done);
-    if (!Outs)
-      return Outs.takeError();
-    return (*Outs)[size_t(N->Code[0])];
+  std::shared_ptr<Plan> Made;
+  Plan *P = takePlan(N.get());
+  if (P) {
+    ++PlanHits;
+  } else {
+    auto Recorded = record(N, /*Compile=*/true);
+    if (!Recorded)
+      return Recorded.takeError();
+    Made = std::move(*Recorded);
+    P = Made.get();
   }
-  if (N->K == Op::Consumer) {
-    auto Outs = materialize(*N, Done, std::move(Into));
-    if (!Outs)
-      return Outs.takeError();
-    return (*Outs)[0];
+  llvm::SmallVector<const std::shared_ptr<rt::Array> *, 4> In;
+  for (const Node *U : P->Inputs)
+    In.push_back(&U->Data);
+  if (!Made) {
+    auto R = execute(*P, In, std::move(Into));
+    P->Busy.store(false, std::memory_order_release);
+    return R;
   }
-  auto M = makeConsumer(materializeSkeleton(), N->Name, {N});
-  M->Type = N->Type;
-  M->Sh = N->Sh;
-  auto Outs = materialize(*M, Done, std::move(Into));
-  if (!Outs)
-    return Outs.takeError();
-  return (*Outs)[0];
+  // A new expression, which may never run again: its result goes to the
+  // Runtime's spares, not the plan's.
+  bool Spare = !Into && P->Result.Param < 0 && P->Result.Output == 0;
+  if (Spare) {
+    const Node &Root = *P->Steps[P->Result.Step].Root;
+    std::lock_guard<std::mutex> Lock(PlanLock);
+    Into = Results.take(Root.Type, Root.Sh);
+  }
+  auto R = execute(*P, In, std::move(Into), /*Recycle=*/false);
+  keepPlan(N, std::move(Made), Spare && R ? &*R : nullptr);
+  return R;
 }
 
 llvm::Expected<std::shared_ptr<Node>> RuntimeImpl::rootOf(const NodeRef &N) {
+  // Only the kernel's code is wanted: the arrays it reads are not computed.
   if (!N->Error.empty())
     return failure(N->Error);
-  if (N->K == Op::Select)
-    return rootOf(N->Kids[0]);
-  // Only the kernel's code is wanted: the arrays it reads are not computed.
-  Memo Done;
-  if (N->K == Op::Consumer)
-    return prepareConsumer(*N, Done, /*Dry=*/true);
-  auto M = makeConsumer(materializeSkeleton(), N->Name, {N});
-  return prepareConsumer(*M, Done, /*Dry=*/true);
+  NodeRef Top = N;
+  if (N->K == Op::Use) {
+    // An array's kernel is the copy that run() would not even make.
+    auto M = makeConsumer(materializeSkeleton(), N->Name, {N});
+    M->Type = N->Type;
+    M->Sh = N->Sh;
+    Top = M;
+  }
+  auto P = record(Top, /*Compile=*/false);
+  if (!P)
+    return P.takeError();
+  return (*P)->Steps[(*P)->Result.Step].Root;
 }
 
 llvm::Expected<std::string> RuntimeImpl::kernelCode(const NodeRef &N,
@@ -550,23 +823,23 @@ llvm::Expected<std::unique_ptr<Backend>> BackendContext::standard() {
 
 Runtime::Runtime() : Runtime(RuntimeOptions()) {}
 Runtime::Runtime(const RuntimeOptions &Options)
-    : P(std::make_unique<RuntimeImpl>(Options, BackendFactory())) {}
+    : P(std::make_shared<RuntimeImpl>(Options, BackendFactory())) {}
 Runtime::Runtime(const RuntimeOptions &Options, BackendFactory Make)
-    : P(std::make_unique<RuntimeImpl>(Options, Make)) {}
+    : P(std::make_shared<RuntimeImpl>(Options, Make)) {}
 Runtime::~Runtime() = default;
 
 llvm::Expected<Array<>> Runtime::tryRun(const Acc &A) {
   auto R = P->run(A.node());
   if (!R)
     return R.takeError();
-  return Array<>(*R);
+  return Array<>(std::move(*R));
 }
 
 Array<> Runtime::run(const Acc &A) {
   auto R = tryRun(A);
   if (!R)
     throw ArrayError(llvm::toString(R.takeError()));
-  return *R;
+  return std::move(*R);
 }
 
 llvm::Expected<Array<>> Runtime::tryRun(const Acc &A,
@@ -574,14 +847,14 @@ llvm::Expected<Array<>> Runtime::tryRun(const Acc &A,
   auto R = P->run(A.node(), Into.shared());
   if (!R)
     return R.takeError();
-  return Array<>(*R);
+  return Array<>(std::move(*R));
 }
 
 Array<> Runtime::run(const Acc &A, const detail::ArrayHandle &Into) {
   auto R = tryRun(A, Into);
   if (!R)
     throw ArrayError(llvm::toString(R.takeError()));
-  return *R;
+  return std::move(*R);
 }
 
 llvm::Expected<std::string> Runtime::kernelIR(const Acc &A, bool Optimized) {
@@ -599,7 +872,103 @@ llvm::Expected<std::string> Runtime::kernelPTX(const Acc &A) {
 RuntimeStats Runtime::stats() const {
   return {P->Built.load(),    P->Hits.load(),     P->Launches.load(),
           P->FromDisk.load(), P->Evicted.load(),  P->resident(),
-          P->Pool ? uint64_t(P->Pool->reuses()) : 0};
+          P->Pool ? uint64_t(P->Pool->reuses()) : 0, P->PlanHits.load()};
+}
+
+//===-- Prepared ----------------------------------------------------------===//
+
+namespace llq::detail {
+struct PreparedImpl {
+  std::shared_ptr<RuntimeImpl> RT;
+  /// The expression: its Use nodes hold the default inputs.
+  NodeRef Expr;
+  std::shared_ptr<Plan> P;
+  /// Runs bind the plan's leaves: one at a time.
+  std::mutex Lock;
+};
+} // namespace llq::detail
+
+llvm::Expected<Prepared> Runtime::tryPrepare(const Acc &A) {
+  if (!A.node())
+    return failure("prepare: an empty Acc");
+  if (!A.node()->Error.empty())
+    return failure(A.node()->Error);
+  auto Made = P->record(A.node());
+  if (!Made)
+    return Made.takeError();
+  Prepared Out;
+  Out.P = std::make_shared<PreparedImpl>();
+  Out.P->RT = P;
+  Out.P->Expr = A.node();
+  Out.P->P = std::move(*Made);
+  return Out;
+}
+
+Prepared Runtime::prepare(const Acc &A) {
+  auto R = tryPrepare(A);
+  if (!R)
+    throw ArrayError(llvm::toString(R.takeError()));
+  return std::move(*R);
+}
+
+size_t Prepared::numInputs() const { return P ? P->P->Inputs.size() : 0; }
+
+std::vector<Array<>> Prepared::inputs() const {
+  std::vector<Array<>> Out;
+  if (P)
+    for (const Node *U : P->P->Inputs)
+      Out.emplace_back(U->Data);
+  return Out;
+}
+
+llvm::Expected<Array<>>
+Prepared::tryRun(llvm::ArrayRef<detail::ArrayHandle> Inputs,
+                 const detail::ArrayHandle *Into) const {
+  if (!P)
+    return failure("a Prepared that no Runtime::prepare made: it has no "
+                   "expression to run");
+  const Plan &Pl = *P->P;
+  llvm::SmallVector<const std::shared_ptr<rt::Array> *, 4> In;
+  if (Inputs.empty()) {
+    for (const Node *U : Pl.Inputs)
+      In.push_back(&U->Data);
+  } else {
+    if (Inputs.size() != Pl.Inputs.size())
+      return failure(fmt::format(
+          "prepared expression: given {} input array{}, expected {} (or none, "
+          "to run on the arrays it was built over)",
+          Inputs.size(), Inputs.size() == 1 ? "" : "s", Pl.Inputs.size()));
+    for (size_t I = 0; I < Inputs.size(); ++I) {
+      const std::shared_ptr<rt::Array> &A = Inputs[I].shared();
+      const rt::Array &Was = *Pl.Inputs[I]->Data;
+      if (!A)
+        return failure(fmt::format(
+            "prepared expression: input {} is an empty Array", I));
+      if (A->type() != Was.type() || A->shape() != Was.shape())
+        return failure(fmt::format(
+            "prepared expression: input {} is {} {}, where the expression was "
+            "prepared with {} {}; a prepared expression runs on arrays of the "
+            "types and shapes it was prepared with (prepare it again, or "
+            "run() the expression, for others)",
+            I, irType(A->type()), A->shape().str(), irType(Was.type()),
+            Was.shape().str()));
+      In.push_back(&A);
+    }
+  }
+  std::lock_guard<std::mutex> Lock(P->Lock);
+  auto R = P->RT->execute(*P->P, In, Into ? Into->shared() : nullptr,
+                          /*Recycle=*/true);
+  if (!R)
+    return R.takeError();
+  return Array<>(std::move(*R));
+}
+
+Array<> Prepared::run(llvm::ArrayRef<detail::ArrayHandle> Inputs,
+                      const detail::ArrayHandle *Into) const {
+  auto R = tryRun(Inputs, Into);
+  if (!R)
+    throw ArrayError(llvm::toString(R.takeError()));
+  return std::move(*R);
 }
 BackendKind Runtime::backend() const { return P->B->kind(); }
 unsigned Runtime::numThreads() const { return P->B->parallelism(); }

@@ -42,6 +42,7 @@ public:
   bool atomics() const override { return Inner->atomics(); }
   bool piecesInOrder() const override { return Inner->piecesInOrder(); }
   bool tiledWalks() const override { return Inner->tiledWalks(); }
+  bool readsHostArrays() const override { return Inner->readsHostArrays(); }
   llvm::Error compile(std::unique_ptr<llvm::Module> M,
                       std::unique_ptr<llvm::LLVMContext> Ctx,
                       const authoring::KernelGen &G, authoring::Kernel &K,

@@ -30,6 +30,7 @@
 #define LLQUOTE_SKELETONS_H
 
 #include "llquote/runtime/Array.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
 #include <cstring>
@@ -481,17 +482,61 @@ struct RuntimeStats {
   /// Arrays whose storage came from freed storage kept for reuse
   /// (RuntimeOptions::PoolBytes) instead of new memory.
   uint64_t BuffersReused = 0;
+  /// Runs of an expression run before (the same Acc, not an equal one)
+  /// that reused its plan: no walk of the tree, no key, no lookup (and so
+  /// not counted in KernelHits).
+  uint64_t PlanHits = 0;
 };
 
 namespace detail {
 class Backend;
 struct BackendContext;
+struct PreparedImpl;
 } // namespace detail
 /// Makes the backend a Runtime runs on, for backend authors and tests
 /// (docs/SkeletonAuthoring.md): the context gives the engine, the options
 /// and the backend the options name, for a backend that wraps it.
 using BackendFactory =
     std::function<std::unique_ptr<detail::Backend>(detail::BackendContext &)>;
+
+/// An expression prepared once to run many times (Runtime::prepare): its
+/// fusion worked out and its kernels found or compiled, so that a call
+/// costs the launches and the result's allocation only. Its inputs are the
+/// arrays the expression was built over (inputs()); a call runs on them as
+/// they are now, or on others of the same element types and shapes given in
+/// their place. Copies share one plan, and calls on it run one at a time;
+/// prepare the expression once per thread to run it from several at once.
+/// It keeps its Runtime's kernels and threads alive.
+class Prepared {
+public:
+  Prepared() = default;
+  /// Runs the expression; Inputs, if any, replace its input arrays in
+  /// order, one for each. Throws ArrayError on a mistake or failure.
+  template <typename... Ts> Array<> operator()(const Array<Ts> &...Inputs) const {
+    return run({detail::ArrayHandle(Inputs)...});
+  }
+  /// As operator(), writing the result into Into's storage when it has the
+  /// result's element type and shape and is not an input (as
+  /// Runtime::run(A, Into)).
+  template <typename... Ts>
+  Array<> runInto(const detail::ArrayHandle &Into,
+                  const Array<Ts> &...Inputs) const {
+    return run({detail::ArrayHandle(Inputs)...}, &Into);
+  }
+  Array<> run(llvm::ArrayRef<detail::ArrayHandle> Inputs,
+              const detail::ArrayHandle *Into = nullptr) const;
+  llvm::Expected<Array<>> tryRun(llvm::ArrayRef<detail::ArrayHandle> Inputs,
+                                 const detail::ArrayHandle *Into = nullptr) const;
+  /// The arrays the expression was built over, each once, in the order a
+  /// walk from the result meets them (operands left to right, depth first):
+  /// the order in which a call's Inputs replace them.
+  std::vector<Array<>> inputs() const;
+  size_t numInputs() const;
+
+private:
+  friend class Runtime;
+  std::shared_ptr<detail::PreparedImpl> P;
+};
 
 class Runtime {
 public:
@@ -517,6 +562,12 @@ public:
   /// As run(), with the failure returned.
   llvm::Expected<Array<>> tryRun(const Acc &A);
   llvm::Expected<Array<>> tryRun(const Acc &A, const detail::ArrayHandle &Into);
+  /// A, prepared to run again and again: its fusion worked out and its
+  /// kernels compiled now (see Prepared). run() of the very same Acc also
+  /// reuses the work of its last runs; a Prepared also takes new inputs,
+  /// and is never forgotten. Throws ArrayError on a mistake in A.
+  Prepared prepare(const Acc &A);
+  llvm::Expected<Prepared> tryPrepare(const Acc &A);
 
   RuntimeStats stats() const;
   BackendKind backend() const;
@@ -531,7 +582,7 @@ public:
   detail::RuntimeImpl &impl() { return *P; }
 
 private:
-  std::unique_ptr<detail::RuntimeImpl> P;
+  std::shared_ptr<detail::RuntimeImpl> P;
 };
 
 //===-- Scalar access, out of line ----------------------------------------===//

@@ -21,6 +21,7 @@
 
 #include "llquote/skeletons/Node.h"
 #include "llquote/runtime/Scheduler.h"
+#include "llvm/ADT/SmallVector.h"
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -136,6 +137,10 @@ public:
   resident(const std::shared_ptr<rt::Array> &A) {
     return A;
   }
+  /// Whether resident(A) is A for every array, so that a launch may pass
+  /// kernels the host's own pointers without asking: true for backends
+  /// whose kernels read host memory, and that say so.
+  virtual bool readsHostArrays() const { return false; }
 };
 
 /// Generated code: hygienic fragments (LLQ_HYGIENIC_INSTRS), in order, for
@@ -328,10 +333,17 @@ struct Kernel {
   size_t numPhases() const { return std::max(Phases.size(), Device.size()); }
 };
 
+/// The nodes of the tree under Root in preorder: the numbering KernelGen
+/// gives the slots, and Launch fills them in.
+std::vector<const Node *> preorder(const Node &Root);
+
 /// One run of a compiled kernel.
 class Launch {
 public:
-  Launch(const Node &Root, const Kernel &K, Backend &B);
+  /// Order, if given, is preorder(Root), made once for many launches, and
+  /// outlives the Launch.
+  Launch(const Node &Root, const Kernel &K, Backend &B,
+         const std::vector<const Node *> *Order = nullptr);
   const Node &root() const { return Root; }
   Backend &backend() { return B; }
 
@@ -352,19 +364,24 @@ public:
   /// still shared among the threads; the backend's own grain on a GPU.
   int64_t grain(int64_t HostGrain) const;
 
-  std::vector<std::shared_ptr<rt::Array>> Outputs;
+  llvm::SmallVector<std::shared_ptr<rt::Array>, 2> Outputs;
   /// The values of the kernel's Host slots.
-  std::vector<uint64_t> Host;
+  llvm::SmallVector<uint64_t, 4> Host;
 
 private:
   const Node &Root;
   const Kernel &K;
   Backend &B;
-  std::vector<const Node *> Nodes;
-  std::vector<uint64_t> Args;
+  std::vector<const Node *> OwnOrder;
+  const std::vector<const Node *> &Nodes;
+  llvm::SmallVector<uint64_t, 16> Args;
   std::vector<std::shared_ptr<void>> Scratch;
+  /// Whether kernels read the host's arrays (Backend::readsHostArrays).
+  bool HostArrays;
   /// The arrays the kernel reads, as the backend holds them.
-  std::map<const rt::Array *, std::shared_ptr<rt::Array>> Resident;
+  llvm::SmallVector<
+      std::pair<const rt::Array *, std::shared_ptr<rt::Array>>, 4>
+      Resident;
   /// The launch's fault word, allocated by the backend when a slot needs it.
   int64_t *FaultWord = nullptr;
 };

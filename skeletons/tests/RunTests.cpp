@@ -1,0 +1,266 @@
+//===- RunTests.cpp - Running an expression again: plans and Prepared -----===//
+//
+// run() of the very same Acc reuses the plan of its last run (no walk, no
+// key); Runtime::prepare gives that plan to the caller, to run on the
+// arrays the expression was built over or on others of their types and
+// shapes. What these must keep: results equal to a fresh run's, inputs read
+// as they are now, a result the caller holds never written again, new
+// expressions at a freed expression's address never mistaken for it, and
+// calls from several threads at once. Also built under ThreadSanitizer
+// (.ci/test).
+//
+//===----------------------------------------------------------------------===//
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "llquote/Skeletons.h"
+#include <doctest/doctest.h>
+#include <numeric>
+#include <string>
+#include <thread>
+
+using namespace llq;
+
+namespace {
+
+Runtime &cpu() {
+  static Runtime R;
+  return R;
+}
+
+Fn twiceFn() {
+  return LLQ_FN("i32 (i32 %x)", "%r = mul i32 %x, 2");
+}
+Fn addFn() { return LLQ_FN("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b"); }
+
+std::vector<int32_t> iota(int64_t N, int32_t From = 0) {
+  std::vector<int32_t> V(static_cast<size_t>(N));
+  std::iota(V.begin(), V.end(), From);
+  return V;
+}
+
+int32_t *dataOf(const detail::ArrayHandle &A) {
+  return static_cast<int32_t *>(A.raw().data(0));
+}
+
+} // namespace
+
+TEST_CASE("run of the same Acc reuses its plan and reads its inputs as they are now") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(1000));
+  Acc E = map(twiceFn(), X);
+  CHECK(R.run<int32_t>(E).toVector()[999] == 1998);
+  RuntimeStats Before = R.stats();
+  // The input changed in place: the plan holds no data, so the run reads it.
+  dataOf(X)[999] = 7;
+  CHECK(R.run<int32_t>(E).toVector()[999] == 14);
+  RuntimeStats After = R.stats();
+  CHECK(After.PlanHits == Before.PlanHits + 1);
+  CHECK(After.KernelHits == Before.KernelHits);
+  CHECK(After.KernelsBuilt == Before.KernelsBuilt);
+  // An equal expression built again is found by structure, not by plan.
+  CHECK(R.run<int32_t>(map(twiceFn(), X)).toVector()[999] == 14);
+  CHECK(R.stats().KernelHits == After.KernelHits + 1);
+  CHECK(R.stats().PlanHits == After.PlanHits);
+}
+
+TEST_CASE("a result the caller holds is never written by a later run") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(64));
+  Acc E = map(twiceFn(), X);
+  Array<int32_t> First = R.run<int32_t>(E);
+  dataOf(X)[0] = 100;
+  Array<int32_t> Second = R.run<int32_t>(E);
+  dataOf(X)[0] = 200;
+  Array<int32_t> Third = R.run<int32_t>(E);
+  CHECK(First.toVector()[0] == 0);
+  CHECK(Second.toVector()[0] == 200);
+  CHECK(Third.toVector()[0] == 400);
+  CHECK(dataOf(First) != dataOf(Second));
+  CHECK(dataOf(Second) != dataOf(Third));
+  CHECK(dataOf(First) != dataOf(Third));
+}
+
+TEST_CASE("a loop that drops its results runs into the same storage") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(256));
+  Acc E = map(twiceFn(), X);
+  for (int I = 0; I < 3; ++I)
+    R.run(E);
+  const void *Was = R.run(E).raw().data(0);
+  Array<int32_t> Again = R.run<int32_t>(E);
+  CHECK(Again.raw().data(0) == Was);
+  CHECK(Again.toVector()[255] == 510);
+  // The same for an expression built anew each time.
+  auto Thrice = LLQ_FN("i32 (i32 %x)", "%r = mul i32 %x, 3");
+  for (int I = 0; I < 3; ++I)
+    R.run(map(Thrice, X));
+  const void *Built = R.run(map(Thrice, X)).raw().data(0);
+  Array<int32_t> Rebuilt = R.run<int32_t>(map(Thrice, X));
+  CHECK(Rebuilt.raw().data(0) == Built);
+  CHECK(Rebuilt.toVector()[255] == 765);
+}
+
+TEST_CASE("new expressions at a freed expression's address are not mistaken for it") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(100));
+  auto Thrice = LLQ_FN("i32 (i32 %x)", "%r = mul i32 %x, 3");
+  for (int I = 0; I < 200; ++I) {
+    // Each expression is destroyed before the next is built, so that the
+    // allocator hands out the same addresses again.
+    bool Two = I % 2 == 0;
+    int32_t Got = R.run<int32_t>(map(Two ? twiceFn() : Thrice, X))
+                      .toVector()[99];
+    REQUIRE(Got == (Two ? 198 : 297));
+  }
+}
+
+TEST_CASE("prepare: runs on the arrays it was built over, or on new ones") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(1001)), Y = fromVector(iota(1001, 5));
+  Prepared P = R.prepare(zipWith(addFn(), X, map(twiceFn(), Y)));
+  REQUIRE(P.numInputs() == 2);
+  CHECK(P.inputs()[0].raw().data(0) == X.raw().data(0));
+  CHECK(P.inputs()[1].raw().data(0) == Y.raw().data(0));
+  CHECK(P().as<int32_t>().toVector()[1000] == 1000 + 2 * 1005);
+  // Inputs in order: X's place, then Y's.
+  Array<int32_t> Ones = fromVector(std::vector<int32_t>(1001, 1));
+  CHECK(P(Ones, Y).as<int32_t>().toVector()[1000] == 1 + 2 * 1005);
+  CHECK(P(X, Ones).as<int32_t>().toVector()[1000] == 1000 + 2);
+  // The default inputs are still X and Y.
+  CHECK(P().as<int32_t>().toVector()[0] == 10);
+
+  // An array used twice is one input.
+  Prepared Sq = R.prepare(zipWith(addFn(), X, X));
+  CHECK(Sq.numInputs() == 1);
+  CHECK(Sq(Ones).as<int32_t>().toVector()[7] == 2);
+}
+
+TEST_CASE("prepare: several kernels, in order, with their intermediates") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(500));
+  // A fold whose result a second kernel reads through a backpermute, and
+  // a scan whose two results are both consumers' outputs.
+  Acc Total = foldAll(addFn(), int32_t(0), X);
+  auto Zero = LLQ_FN("i64 (i64 %i)", "%r = i64 0");
+  Acc Spread = zipWith(addFn(), X, backpermute({500}, Zero, reshape({1}, Total)));
+  Prepared P = R.prepare(Spread);
+  int32_t Sum = 499 * 500 / 2;
+  CHECK(P().as<int32_t>().toVector()[3] == 3 + Sum);
+  Array<int32_t> Twos = fromVector(std::vector<int32_t>(500, 2));
+  CHECK(P(Twos).as<int32_t>().toVector()[3] == 2 + 1000);
+  CHECK(R.run<int32_t>(Spread).toVector()[499] == 499 + Sum);
+
+  auto [Prefix, All] = scanlPrime(addFn(), int32_t(0), X);
+  Prepared PP = R.prepare(Prefix), PA = R.prepare(All);
+  CHECK(PP(Twos).as<int32_t>().toVector()[10] == 20);
+  CHECK(PA(Twos).as<int32_t>().scalar() == 1000);
+  CHECK(PA().as<int32_t>().scalar() == Sum);
+}
+
+TEST_CASE("prepare: into a buffer of the caller's, unless it is an input") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(300));
+  Prepared P = R.prepare(map(twiceFn(), X));
+  Array<int32_t> Out = fromVector(std::vector<int32_t>(300, -1));
+  Array<> Got = P.runInto(Out);
+  CHECK(Got.raw().data(0) == Out.raw().data(0));
+  CHECK(Out.toVector()[299] == 598);
+  // Into is the input: a new array, the input untouched.
+  Array<> Fresh = P.runInto(X, X);
+  CHECK(Fresh.raw().data(0) != X.raw().data(0));
+  CHECK(X.toVector()[299] == 299);
+  // Into of another shape: a new array.
+  Array<int32_t> Small = fromVector(iota(3));
+  CHECK(P.runInto(Small).raw().data(0) != Small.raw().data(0));
+  // An expression that is only an array returns it.
+  Prepared Id = R.prepare(Acc(X));
+  CHECK(Id().raw().data(0) == X.raw().data(0));
+}
+
+TEST_CASE("prepare: mistakes are errors that say what was expected") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(10));
+  Prepared P = R.prepare(map(twiceFn(), X));
+  Array<int32_t> Longer = fromVector(iota(11));
+  Array<float> Floats = fromVector(std::vector<float>(10, 1.0f));
+  auto Message = [&](auto &&F) -> std::string {
+    try {
+      F();
+    } catch (const ArrayError &E) {
+      return E.what();
+    }
+    return "";
+  };
+  std::string M = Message([&] { P(Longer); });
+  CHECK(M.find("input 0 is i32 [11]") != std::string::npos);
+  CHECK(M.find("prepared with i32 [10]") != std::string::npos);
+  M = Message([&] { P(Floats); });
+  CHECK(M.find("input 0 is float [10]") != std::string::npos);
+  M = Message([&] { P(X, X); });
+  CHECK(M.find("given 2 input arrays, expected 1") != std::string::npos);
+  M = Message([&] { Prepared().run({}); });
+  CHECK(M.find("no Runtime::prepare made") != std::string::npos);
+  // A mistake in the expression is found at prepare, as run finds it.
+  auto Bad = LLQ_FN("float (float %x)", "%r = fadd float %x, 1.0");
+  M = Message([&] { R.prepare(map(Bad, X)); });
+  CHECK(!M.empty());
+  CHECK(M == Message([&] { R.run(map(Bad, X)); }));
+  auto Failed = R.tryPrepare(map(Bad, X));
+  CHECK(!Failed);
+  llvm::consumeError(Failed.takeError());
+}
+
+TEST_CASE("one Acc and one Prepared run from several threads at once") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(5000));
+  Acc E = map(twiceFn(), X);
+  Prepared P = R.prepare(fold(addFn(), int32_t(0), X));
+  int32_t Sum = 4999 * 5000 / 2;
+  std::atomic<int> Wrong{0};
+  auto Work = [&] {
+    for (int I = 0; I < 100; ++I) {
+      Array<int32_t> A = R.run<int32_t>(E);
+      if (A.toVector()[4999] != 9998)
+        ++Wrong;
+      if (P().as<int32_t>().scalar() != Sum)
+        ++Wrong;
+    }
+  };
+  std::vector<std::thread> Threads;
+  for (int T = 0; T < 4; ++T)
+    Threads.emplace_back(Work);
+  for (std::thread &T : Threads)
+    T.join();
+  CHECK(Wrong.load() == 0);
+}
+
+TEST_CASE("kernelIR still shows the kernel of an array, a select and a chain") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(8));
+  auto IR = R.kernelIR(Acc(X));
+  REQUIRE(bool(IR));
+  CHECK(IR->find("define") != std::string::npos);
+  auto [Prefix, All] = scanlPrime(addFn(), int32_t(0), X);
+  auto SIR = R.kernelIR(All), PIR = R.kernelIR(Prefix);
+  REQUIRE(bool(SIR));
+  REQUIRE(bool(PIR));
+  // Both results are the one scan kernel's.
+  CHECK(SIR->find("define") != std::string::npos);
+  CHECK(*SIR == *PIR);
+  CHECK(*SIR != *IR);
+}
+
+TEST_CASE("a Prepared keeps its kernels under a bound of one kernel") {
+  RuntimeOptions O;
+  O.MaxKernels = 1;
+  O.DiskCache = false;
+  Runtime R(O);
+  Array<int32_t> X = fromVector(iota(100));
+  Prepared P = R.prepare(map(twiceFn(), X));
+  for (int K = 0; K < 5; ++K) {
+    Fn AddK("i32 (i32 %x)", "%r = add i32 %x, " + std::to_string(K));
+    CHECK(R.run<int32_t>(map(AddK, X)).toVector()[99] == 99 + K);
+  }
+  CHECK(R.stats().KernelsEvicted > 0);
+  CHECK(P().as<int32_t>().toVector()[99] == 198);
+  CHECK(R.stats().KernelsBuilt == 6);
+}
