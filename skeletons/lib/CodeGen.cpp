@@ -684,7 +684,12 @@ Launch::Launch(const Node &Root, const Kernel &K, Backend &B,
       Nodes(Order ? *Order : OwnOrder), HostArrays(B.readsHostArrays()) {}
 
 int64_t Launch::grain(int64_t HostGrain) const {
-  return B.grain(K.Loops ? std::min<int64_t>(HostGrain, 16) : HostGrain);
+  if (K.Loops)
+    return B.grain(std::min<int64_t>(HostGrain, 16));
+  int64_t Scaled = HostGrain * 24 / std::max<int64_t>(K.Weight, 3);
+  Scaled = std::clamp<int64_t>(Scaled, std::max<int64_t>(HostGrain / 16, 64),
+                               HostGrain * 8);
+  return B.grain(Scaled / 64 * 64);
 }
 
 llvm::Error Launch::output(const ElemType &T, const Shape &Sh) {

@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/CFG.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -405,14 +406,47 @@ RuntimeImpl::generate(KernelGen &G, llvm::LLVMContext &Ctx) {
   return M;
 }
 
-/// Whether one of the scalar functions of M that G named, or a function
-/// defined in M that one of them calls, has a loop.
-static bool functionsLoop(const llvm::Module &M, const KernelGen &G) {
+/// Whether a call to F costs no more than an instruction or two.
+static bool cheapCall(const llvm::Function &F) {
+  switch (F.getIntrinsicID()) {
+  case llvm::Intrinsic::fabs:
+  case llvm::Intrinsic::fma:
+  case llvm::Intrinsic::fmuladd:
+  case llvm::Intrinsic::minnum:
+  case llvm::Intrinsic::maxnum:
+  case llvm::Intrinsic::minimum:
+  case llvm::Intrinsic::maximum:
+  case llvm::Intrinsic::copysign:
+  case llvm::Intrinsic::smin:
+  case llvm::Intrinsic::smax:
+  case llvm::Intrinsic::umin:
+  case llvm::Intrinsic::umax:
+  case llvm::Intrinsic::abs:
+  case llvm::Intrinsic::floor:
+  case llvm::Intrinsic::ceil:
+  case llvm::Intrinsic::trunc:
+  case llvm::Intrinsic::rint:
+  case llvm::Intrinsic::round:
+  case llvm::Intrinsic::sqrt:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Sets K.Loops and K.Weight from the scalar functions of M that G named
+/// and the functions defined in M that they call: whether one has a loop,
+/// and their instructions, a call to anything but a cheap intrinsic (exp,
+/// log, sin, ...) counting as 16.
+static void weighFunctions(const llvm::Module &M, const KernelGen &G,
+                           Kernel &K) {
   llvm::SmallPtrSet<const llvm::Function *, 8> Seen;
   std::vector<const llvm::Function *> Work;
   for (size_t I = 0; I < G.numFunctions(); ++I)
     if (const llvm::Function *F = M.getFunction(KernelGen::functionName(I)))
       Work.push_back(F);
+  K.Loops = false;
+  K.Weight = 0;
   while (!Work.empty()) {
     const llvm::Function *F = Work.back();
     Work.pop_back();
@@ -421,15 +455,18 @@ static bool functionsLoop(const llvm::Module &M, const KernelGen &G) {
     llvm::SmallVector<std::pair<const llvm::BasicBlock *,
                                 const llvm::BasicBlock *>, 4> Backedges;
     llvm::FindFunctionBackedges(*F, Backedges);
-    if (!Backedges.empty())
-      return true;
+    K.Loops |= !Backedges.empty();
     for (const llvm::BasicBlock &BB : *F)
-      for (const llvm::Instruction &I : BB)
+      for (const llvm::Instruction &I : BB) {
+        K.Weight += 1;
         if (auto *CB = llvm::dyn_cast<llvm::CallBase>(&I))
-          if (const llvm::Function *Callee = CB->getCalledFunction())
+          if (const llvm::Function *Callee = CB->getCalledFunction()) {
+            if (Callee->isDeclaration() && !cheapCall(*Callee))
+              K.Weight += 15;
             Work.push_back(Callee);
+          }
+      }
   }
-  return false;
 }
 
 llvm::Expected<std::shared_ptr<const Kernel>>
@@ -464,7 +501,7 @@ RuntimeImpl::kernelFor(const Node &Root) {
   auto K = std::make_shared<Kernel>();
   K->Name = Name;
   K->Slots = G.slots();
-  K->Loops = functionsLoop(**M, G);
+  weighFunctions(**M, G, *K);
   K->FnHashes = G.functionHashes();
   std::string How;
   if (llvm::Error E = B->compile(std::move(*M), std::move(Ctx), G, *K, How))

@@ -35,7 +35,7 @@ class BufferPool final : public BufferAllocator,
                          public std::enable_shared_from_this<BufferPool> {
 public:
   /// Smaller buffers are left to the heap, whose own caches serve them.
-  static constexpr size_t MinPooledBytes = size_t(1) << 20;
+  static constexpr size_t MinPooledBytes = size_t(64) << 10;
 
   /// A pool that keeps at most MaxBytes of freed buffers (0: keeps none).
   static std::shared_ptr<BufferPool> create(size_t MaxBytes);

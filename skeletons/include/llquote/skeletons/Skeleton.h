@@ -325,6 +325,10 @@ struct Kernel {
   /// an element may then cost far more than a load and a store, and ranges
   /// are cut finer (Launch::grain).
   bool Loops = false;
+  /// Instructions of those functions, a call of a math function (exp,
+  /// log, ...) counted as 16: what an element costs, roughly, when they
+  /// do not loop (Launch::grain).
+  unsigned Weight = 0;
   /// KernelGen::functionHashes(): a DivisionFault names the function of
   /// the launch's tree with that text.
   std::vector<uint64_t> FnHashes;
@@ -357,11 +361,17 @@ public:
   void *scratch(size_t Bytes);
   /// Runs phase Phase over [Begin, End).
   llvm::Error run(unsigned Phase, int64_t Begin, int64_t End, int64_t Grain);
-  /// The smallest piece of an element-wise phase that a thread takes:
-  /// HostGrain elements where an element is a few instructions (a range
-  /// of at most that many runs on the calling thread), 16 where the
-  /// kernel's functions loop, so that a few thousand costly elements are
-  /// still shared among the threads; the backend's own grain on a GPU.
+  /// The smallest piece of an element-wise phase that a thread takes, and
+  /// the longest range run on the calling thread alone. HostGrain is the
+  /// skeleton's for elements of 24 instructions; the kernel's weight
+  /// scales it (Kernel::Weight), from 8 times it for the cheapest
+  /// elements (a map of 2 instructions and a ret: 32768 for 4096, below
+  /// which the gang's launch, 1 to 2 us, costs more than sharing the range
+  /// saves) down to 1/16 of it, at least 64, for costly ones, in multiples
+  /// of 64.
+  /// 16 where the kernel's functions loop, so that a few thousand costly
+  /// elements are still shared among the threads; the backend's own grain
+  /// on a GPU. docs/Skeletons.md gives the measurements.
   int64_t grain(int64_t HostGrain) const;
 
   llvm::SmallVector<std::shared_ptr<rt::Array>, 2> Outputs;
