@@ -446,7 +446,7 @@ struct RuntimeOptions {
   /// again, or loads it from the disk cache). 0: no bound. Unset:
   /// LLQ_CACHE_MEMORY (a number of kernels), else 1024.
   std::optional<size_t> MaxKernels;
-  /// Bytes of freed array storage (buffers of 1 MiB and more) the CPU
+  /// Bytes of freed array storage (buffers of 64 KiB and more) the CPU
   /// backends keep for the next array of the same size, so that a pipeline
   /// run again does not fault its intermediates' pages in anew each time.
   /// 0: none kept. Unset: LLQ_POOL_BYTES, else 256 MiB.
