@@ -124,8 +124,16 @@ std::vector<int64_t> sizesOf(const std::string &Op, const std::string &Mode) {
   } else if (Op == "blur3" || Op == "blur5" || Op == "canny") {
     L = Mode == "full" ? std::vector<int>{20, 24} : std::vector<int>{24};
   } else if (Mode == "full") {
-    for (int K = 10; K <= 26; K += 2)
+    // map also at every power of two from 2^6 to 2^16, where the calling
+    // thread and the peers' launches cross over.
+    if (Op == "map")
+      for (int K = 6; K < 10; ++K)
+        L.push_back(K);
+    for (int K = 10; K <= 26; K += 2) {
       L.push_back(K);
+      if (Op == "map" && K < 16)
+        L.push_back(K + 1);
+    }
     if (Op == "mandelbrot")
       L.erase(std::remove_if(L.begin(), L.end(), [](int K) { return K > 24; }),
               L.end());

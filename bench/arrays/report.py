@@ -171,6 +171,26 @@ def main():
         w(f"| {key[1]} | {human(key[2])} | " + " | ".join(cells) + " |")
     w("")
 
+    # Time per call of map at small sizes, where the calling thread and the
+    # peers' launches cross over.
+    small = sorted([k for k in opkeys if k[1] == "map" and k[2] <= 1 << 16],
+                   key=lambda k: k[2])
+    small_peers = [p for p in PEER_ORDER if p != "omp-empty"
+                   and any(p in samples[k] for k in small)]
+    if small:
+        w("## map at small sizes (µs per call, median)\n")
+        w("The best time of each size is in bold.\n")
+        w("| n | " + " | ".join(small_peers) + " |")
+        w("|---|" + "---|" * len(small_peers))
+        for k in small:
+            ts = {p: med(list(samples[k][p].values())) * 1e6
+                  for p in small_peers if p in samples[k]}
+            best = min(ts.values())
+            cells = [(f"**{ts[p]:.3f}**" if ts[p] == best else f"{ts[p]:.3f}")
+                     if p in ts else "–" for p in small_peers]
+            w(f"| {human(k[2])} | " + " | ".join(cells) + " |")
+        w("")
+
     ov = [k for k in samples if k[0] == "op" and k[1] == "overhead"]
     if ov:
         w("## Warm call overhead (a one-element map, µs per call)\n")
@@ -247,6 +267,29 @@ plot {', '.join(plot)}
 """
         subprocess.run(["gnuplot"], input=script, text=True, cwd=pd, check=True)
         os.remove(dat)
+    if small:
+        with open(os.path.join(pd, "map-calls.dat"), "w") as f:
+            f.write("# n " + " ".join(small_peers) + "\n")
+            for k in small:
+                vals = [f"{med(list(samples[k][p].values())) * 1e6:.4f}"
+                        if p in samples[k] else "NaN" for p in small_peers]
+                f.write(f"{k[2]} " + " ".join(vals) + "\n")
+        plot = [f"'map-calls.dat' using 1:{i + 2} with linespoints "
+                f"lw {3 if p == 'llquote' else 1.5} title '{p}'"
+                for i, p in enumerate(small_peers)]
+        script = f"""set terminal svg size 720,440 dynamic font 'sans,11'
+set output 'map-calls.svg'
+set title 'map at small sizes: time per call (lower is better)'
+set logscale xy 2
+set format x '2^{{%L}}'
+set xlabel 'elements'
+set ylabel 'microseconds per call'
+set key outside right
+set grid
+plot {', '.join(plot)}
+"""
+        subprocess.run(["gnuplot"], input=script, text=True, cwd=pd, check=True)
+        os.remove(os.path.join(pd, "map-calls.dat"))
     print(f"wrote {pd}/*.svg")
 
 
