@@ -46,6 +46,24 @@ def human(n):
     return str(n)
 
 
+def gnuplot(pd, name, title, logscale, ylabel, plot):
+    """Draws pd/name.svg from the lines of plot, which read pd/name.dat
+    (removed afterwards), against elements on a log2 axis."""
+    script = f"""set terminal svg size 720,440 dynamic font 'sans,11'
+set output '{name}.svg'
+set title '{title}'
+set logscale {logscale} 2
+set format x '2^{{%L}}'
+set xlabel 'elements'
+set ylabel '{ylabel}'
+set key outside right
+set grid
+plot {', '.join(plot)}
+"""
+    subprocess.run(["gnuplot"], input=script, text=True, cwd=pd, check=True)
+    os.remove(os.path.join(pd, f"{name}.dat"))
+
+
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else "bench-results"
     samples = defaultdict(dict)  # (kind, op, n) -> peer -> {rep: seconds}
@@ -254,19 +272,8 @@ def main():
             plot.append(f"'{op}.dat' using 1:{i + 2} with linespoints lw {lw} title '{p}'")
         if triad:
             plot.append(f"{triad:.3f} with lines dt 2 lc rgb 'black' title 'STREAM triad'")
-        script = f"""set terminal svg size 720,440 dynamic font 'sans,11'
-set output '{op}.svg'
-set title '{op}: throughput against size (higher is better)'
-set logscale x 2
-set format x '2^{{%L}}'
-set xlabel 'elements'
-set ylabel 'GB/s (bytes read + written per second)'
-set key outside right
-set grid
-plot {', '.join(plot)}
-"""
-        subprocess.run(["gnuplot"], input=script, text=True, cwd=pd, check=True)
-        os.remove(dat)
+        gnuplot(pd, op, f"{op}: throughput against size (higher is better)",
+                "x", "GB/s (bytes read + written per second)", plot)
     if small:
         with open(os.path.join(pd, "map-calls.dat"), "w") as f:
             f.write("# n " + " ".join(small_peers) + "\n")
@@ -277,19 +284,8 @@ plot {', '.join(plot)}
         plot = [f"'map-calls.dat' using 1:{i + 2} with linespoints "
                 f"lw {3 if p == 'llquote' else 1.5} title '{p}'"
                 for i, p in enumerate(small_peers)]
-        script = f"""set terminal svg size 720,440 dynamic font 'sans,11'
-set output 'map-calls.svg'
-set title 'map at small sizes: time per call (lower is better)'
-set logscale xy 2
-set format x '2^{{%L}}'
-set xlabel 'elements'
-set ylabel 'microseconds per call'
-set key outside right
-set grid
-plot {', '.join(plot)}
-"""
-        subprocess.run(["gnuplot"], input=script, text=True, cwd=pd, check=True)
-        os.remove(os.path.join(pd, "map-calls.dat"))
+        gnuplot(pd, "map-calls", "map at small sizes: time per call (lower is better)",
+                "xy", "microseconds per call", plot)
     print(f"wrote {pd}/*.svg")
 
 

@@ -17,12 +17,11 @@ namespace llq::test {
 
 /// A backend of a test's own, outside the library: it wraps the backend
 /// the options name and counts the phases it launches. It reaches the
-/// library only through authoring::Backend, which is the point: a backend
-/// plugs in with no change to the skeletons or the Runtime.
-class CountingBackend final : public authoring::Backend {
+/// library only through authoring::WrappingBackend, which is the point: a
+/// backend plugs in with no change to the skeletons or the Runtime.
+class CountingBackend final : public authoring::WrappingBackend {
 public:
-  explicit CountingBackend(std::unique_ptr<authoring::Backend> Inner)
-      : Inner(std::move(Inner)) {}
+  using WrappingBackend::WrappingBackend;
   static BackendFactory factory(std::atomic<uint64_t> &Launches) {
     return [&Launches](authoring::BackendContext &Ctx)
                -> std::unique_ptr<authoring::Backend> {
@@ -37,51 +36,13 @@ public:
     };
   }
 
-  BackendKind kind() const override { return Inner->kind(); }
-  unsigned parallelism() const override { return Inner->parallelism(); }
-  bool atomics() const override { return Inner->atomics(); }
-  bool piecesInOrder() const override { return Inner->piecesInOrder(); }
-  bool tiledWalks() const override { return Inner->tiledWalks(); }
-  bool readsHostArrays() const override { return Inner->readsHostArrays(); }
-  llvm::Error compile(std::unique_ptr<llvm::Module> M,
-                      std::unique_ptr<llvm::LLVMContext> Ctx,
-                      const authoring::KernelGen &G, authoring::Kernel &K,
-                      std::string &How) override {
-    return Inner->compile(std::move(M), std::move(Ctx), G, K, How);
-  }
-  llvm::Error lower(llvm::Module &M, const authoring::KernelGen &G,
-                    bool Optimize) override {
-    return Inner->lower(M, G, Optimize);
-  }
-  llvm::Expected<std::string> targetCode(llvm::Module &M,
-                                         const authoring::KernelGen &G) override {
-    return Inner->targetCode(M, G);
-  }
-  const char *targetCodeExtension() const override {
-    return Inner->targetCodeExtension();
-  }
   rt::Status launch(const authoring::Kernel &K, unsigned Phase, int64_t Begin,
                     int64_t End, void *Args, int64_t Grain) override {
     ++*Launches;
     return Inner->launch(K, Phase, Begin, End, Args, Grain);
   }
-  int64_t grain(int64_t HostGrain) const override {
-    return Inner->grain(HostGrain);
-  }
-  rt::Expected<std::shared_ptr<rt::Array>>
-  allocate(const ElemType &T, const Shape &Sh) override {
-    return Inner->allocate(T, Sh);
-  }
-  rt::Expected<std::shared_ptr<void>> scratch(size_t Bytes) override {
-    return Inner->scratch(Bytes);
-  }
-  rt::Expected<std::shared_ptr<rt::Array>>
-  resident(const std::shared_ptr<rt::Array> &A) override {
-    return Inner->resident(A);
-  }
 
 private:
-  std::unique_ptr<authoring::Backend> Inner;
   std::atomic<uint64_t> *Launches = nullptr;
 };
 

@@ -143,6 +143,59 @@ public:
   virtual bool readsHostArrays() const { return false; }
 };
 
+/// A backend that does what Inner does, for a backend that changes only
+/// part of it (counts or records launches, say): it overrides what it
+/// changes and calls WrappingBackend's for the rest.
+class WrappingBackend : public Backend {
+public:
+  explicit WrappingBackend(std::unique_ptr<Backend> Inner)
+      : Inner(std::move(Inner)) {}
+  BackendKind kind() const override { return Inner->kind(); }
+  unsigned parallelism() const override { return Inner->parallelism(); }
+  bool atomics() const override { return Inner->atomics(); }
+  bool piecesInOrder() const override { return Inner->piecesInOrder(); }
+  bool tiledWalks() const override { return Inner->tiledWalks(); }
+  bool readsHostArrays() const override { return Inner->readsHostArrays(); }
+  llvm::Error compile(std::unique_ptr<llvm::Module> M,
+                      std::unique_ptr<llvm::LLVMContext> Ctx,
+                      const KernelGen &G, Kernel &K,
+                      std::string &How) override {
+    return Inner->compile(std::move(M), std::move(Ctx), G, K, How);
+  }
+  llvm::Error lower(llvm::Module &M, const KernelGen &G,
+                    bool Optimize) override {
+    return Inner->lower(M, G, Optimize);
+  }
+  llvm::Expected<std::string> targetCode(llvm::Module &M,
+                                         const KernelGen &G) override {
+    return Inner->targetCode(M, G);
+  }
+  const char *targetCodeExtension() const override {
+    return Inner->targetCodeExtension();
+  }
+  rt::Status launch(const Kernel &K, unsigned Phase, int64_t Begin,
+                    int64_t End, void *Args, int64_t Grain) override {
+    return Inner->launch(K, Phase, Begin, End, Args, Grain);
+  }
+  int64_t grain(int64_t HostGrain) const override {
+    return Inner->grain(HostGrain);
+  }
+  rt::Expected<std::shared_ptr<rt::Array>>
+  allocate(const ElemType &T, const Shape &Sh) override {
+    return Inner->allocate(T, Sh);
+  }
+  rt::Expected<std::shared_ptr<void>> scratch(size_t Bytes) override {
+    return Inner->scratch(Bytes);
+  }
+  rt::Expected<std::shared_ptr<rt::Array>>
+  resident(const std::shared_ptr<rt::Array> &A) override {
+    return Inner->resident(A);
+  }
+
+protected:
+  std::unique_ptr<Backend> Inner;
+};
+
 /// Generated code: hygienic fragments (LLQ_HYGIENIC_INSTRS), in order, for
 /// one `$instrs:` antiquote of a skeleton's template, which splices them as
 /// one. Each fragment's own names are renamed apart at its splice.
@@ -449,6 +502,7 @@ using detail::Code;
 using detail::Operand;
 using detail::Typed;
 using detail::Backend;
+using detail::WrappingBackend;
 using detail::BackendContext;
 using detail::failure;
 using detail::Kernel;
