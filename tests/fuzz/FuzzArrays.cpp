@@ -9,8 +9,10 @@
 // and stencils with every boundary), runs the array on top of the stack on
 // the CPU backend (all cores, chunked, atomics) and on the sequential
 // backend, and requires the same outcome: equal shapes and elements, or an
-// ArrayError from both. A crash, a sanitizer report, any other exception or
-// a difference is a finding.
+// ArrayError from both; then runs the same Acc again on the CPU (its kept
+// plan) and through Runtime::prepare, and requires the first run's outcome,
+// error message included. A crash, a sanitizer report, any other exception
+// or a difference is a finding.
 //
 // Only operations whose result does not depend on the order of evaluation
 // are generated: integer arithmetic wraps, folds and scans combine with
@@ -473,10 +475,11 @@ struct Outcome {
   std::vector<double> Floats;
 };
 
-Outcome run(BackendKind K, const Val &V) {
+/// What Run() gives for V: its result or its error.
+template <typename RunT> Outcome outcomeOf(const Val &V, RunT Run) {
   Outcome O;
   try {
-    Array<> R = backend(K).run(V.A);
+    Array<> R = Run();
     O.Sh.assign(R.shape().extents(), R.shape().extents() + R.shape().rank());
     if (V.Float)
       O.Floats = R.as<double>().toVector();
@@ -488,8 +491,23 @@ Outcome run(BackendKind K, const Val &V) {
   return O;
 }
 
+Outcome run(BackendKind K, const Val &V) {
+  return outcomeOf(V, [&] { return backend(K).run(V.A); });
+}
+
 bool sameDouble(double A, double B) {
   return A == B || (std::isnan(A) && std::isnan(B));
+}
+
+/// Equal results, or both errors.
+bool same(const Outcome &A, const Outcome &B) {
+  if (A.Error || B.Error)
+    return A.Error.has_value() == B.Error.has_value();
+  bool Same = A.Sh == B.Sh && A.Ints == B.Ints &&
+              A.Floats.size() == B.Floats.size();
+  for (size_t I = 0; Same && I < A.Floats.size(); ++I)
+    Same = sameDouble(A.Floats[I], B.Floats[I]);
+  return Same;
 }
 
 } // namespace
@@ -532,14 +550,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
             (CPU.Error ? *CPU.Error : *Seq.Error).c_str());
     abort();
   }
-  if (CPU.Error)
-    return 0;
-  bool Same = CPU.Sh == Seq.Sh && CPU.Ints == Seq.Ints &&
-              CPU.Floats.size() == Seq.Floats.size();
-  for (size_t I = 0; Same && I < CPU.Floats.size(); ++I)
-    Same = sameDouble(CPU.Floats[I], Seq.Floats[I]);
-  if (!Same) {
+  if (!same(CPU, Seq)) {
     fprintf(stderr, "the backends differ\n");
+    abort();
+  }
+  // The same Acc again, which reuses its plan, and prepared: the same
+  // outcome, error included.
+  Outcome Again = run(BackendKind::CPU, S.back());
+  Outcome Prepared = outcomeOf(
+      S.back(), [&] { return backend(BackendKind::CPU).prepare(S.back().A)(); });
+  if (!same(CPU, Again) || !same(CPU, Prepared) ||
+      CPU.Error != Again.Error || CPU.Error != Prepared.Error) {
+    fprintf(stderr, "a run again or prepared differs from the first run\n");
     abort();
   }
   return 0;
