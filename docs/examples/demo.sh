@@ -28,7 +28,7 @@ echo "(exit status $status)"
 # lowered to SSA, JIT-compiled and run on every core.
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
-step "Jacobi iteration: one stencil skeleton, compiled once, found by structure on every later step"
+step "Jacobi iteration: one stencil skeleton, compiled once and prepared; each step runs from one grid into the other"
 LLQ_VERBOSE=1 LLQ_CACHE_DIR="$cache" "$examples/llquote-example-jacobi" --n 1024 --steps 4 || exit 1
 step "A dot product, fold (+) 0 (zipWith (*) x y): one fused kernel"
 LLQ_VERBOSE=1 LLQ_CACHE_DIR="$cache" "$examples/llquote-example-dot" --n 10000000 || exit 1
