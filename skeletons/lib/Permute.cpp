@@ -22,6 +22,9 @@
 // the copies start as zeros (scratch memory is zero-filled) and need no
 // reached bytes: each element is a load, the operation and a store, and an
 // unreached cell combines zero into the output, which leaves it as it was.
+// A scatter that runs on one thread (short enough for the calling thread,
+// or a gang of one) takes the same two phases with a single part, where
+// the copy is no longer than the source: atomics would only cost there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -382,17 +385,25 @@ public:
       return E;
     int64_t Cells = N.Sh.size(), Source = N.Kids[1]->Sh.size();
     unsigned Threads = L.backend().parallelism();
-    bool Privatise = L.backend().atomics() && !N.Type.isTuple() &&
-                     Threads > 1 && Cells > 0 && Cells <= MaxPrivateCells &&
-                     Source >= MinSourcePerCell * Cells * int64_t(Threads);
+    // A scatter short enough to run on the calling thread alone would pay
+    // an atomic per element for nothing: it goes into one private copy,
+    // merged after, where that copy is no longer than the source.
+    int64_t Grain = L.grain(4096);
+    bool OneThread = Source <= Grain || Threads == 1;
+    bool Privatise =
+        L.backend().atomics() && !N.Type.isTuple() && Cells > 0 &&
+        Cells <= MaxPrivateCells &&
+        (OneThread ? Cells <= Source
+                   : Threads > 1 &&
+                         Source >= MinSourcePerCell * Cells * int64_t(Threads));
     L.Host.assign(Parts + 1, 0);
     L.Host[Locks] = reinterpret_cast<uintptr_t>(
         L.scratch(N.Type.isTuple() ? size_t(Cells) : 1));
-    if (llvm::Error E = L.run(0, 0, Cells, L.grain(4096)))
+    if (llvm::Error E = L.run(0, 0, Cells, Grain))
       return E;
     if (!Privatise)
-      return L.run(1, 0, Source, L.grain(4096));
-    int64_t Len = (Source + Threads - 1) / Threads;
+      return L.run(1, 0, Source, Grain);
+    int64_t Len = OneThread ? Source : (Source + Threads - 1) / Threads;
     int64_t NumParts = (Source + Len - 1) / Len;
     size_t Bytes = rt::byteSize(N.Type.field(0));
     // Pieces of at least Len indices start Len or more apart, so no two
@@ -407,7 +418,7 @@ public:
     L.Host[Parts] = uint64_t(NumParts);
     if (llvm::Error E = L.run(2, 0, Source, Len))
       return E;
-    return L.run(3, 0, Cells, L.grain(4096));
+    return L.run(3, 0, Cells, Grain);
   }
 };
 
