@@ -142,6 +142,27 @@ const Template Reversed = LLQ_HYGIENIC_INSTRS(R"(
   %rv = sub i64 %last, $opr:ix
 )");
 
+/// take, drop, init, tail: the source's innermost index.
+const Template Shifted = LLQ_HYGIENIC_INSTRS(R"(
+  %j = add i64 $opr:ix, $opr:offset
+)");
+/// concat: the second array's innermost index, for i >= n.
+const Template Unshifted = LLQ_HYGIENIC_INSTRS(R"(
+  %j = sub i64 $opr:ix, $opr:split
+)");
+/// concat: the element of the first array below the split, else of the
+/// second; only the array the element is in is read.
+const Template Concatenated = LLQ_HYGIENIC_INSTRS(R"(
+  %first = icmp slt i64 $opr:ix, $opr:split
+  if %first {
+    $instrs:reada
+    %v = $type:t $opr:a
+  } else {
+    $instrs:readb
+    %v = $type:t $opr:b
+  }
+)");
+
 } // namespace
 
 /// The tree is a true tree (Runtime copies shared producers apart), so
@@ -600,6 +621,30 @@ Operand KernelGen::elemMulti(const Node &N, const std::vector<Operand> &Ix,
   case Op::Replicate:
     return elemMulti(*N.Kids[0],
                      std::vector<Operand>(Ix.begin() + 1, Ix.end()), Out);
+  case Op::Cut: {
+    std::vector<Operand> SrcIx(Ix);
+    SrcIx.back() = emit(Out, Shifted,
+                        {{"ix", Ix.back()}, {"offset", val(N, 0)}}, "j");
+    return elemMulti(*N.Kids[0], SrcIx, Out);
+  }
+  case Op::Concat: {
+    const Node &A = *N.Kids[0], &B = *N.Kids[1];
+    Operand Split = extent(A, A.Sh.rank() - 1);
+    std::vector<Operand> BIx(Ix);
+    BIx.back() = emit(Out, Unshifted, {{"ix", Ix.back()}, {"split", Split}}, "j");
+    Code ReadA, ReadB;
+    Operand XA = elemMulti(A, Ix, ReadA);
+    Operand XB = elemMulti(B, BIx, ReadB);
+    return emit(Out, Concatenated,
+                {{"t", type(N.Type)},
+                 {"ix", Ix.back()},
+                 {"split", Split},
+                 {"reada", ReadA},
+                 {"a", XA},
+                 {"readb", ReadB},
+                 {"b", XB}},
+                "v");
+  }
   case Op::Consumer:
   case Op::Select:
     break;

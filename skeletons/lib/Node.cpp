@@ -476,6 +476,92 @@ Acc llq::replicate(int64_t Count, const Acc &A) {
   return Acc(N);
 }
 
+/// A cut of A's innermost dimension: Length elements from Offset on.
+static Acc cut(const char *Name, const Acc &A, int64_t Offset,
+               int64_t Length) {
+  auto N = makeNode(Op::Cut, Name, {A.node()});
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Type = A.type();
+  N->Vals = {Offset};
+  if (A.shape().rank() == 0) {
+    fail(*N, fmt::format("{}: needs an array of rank 1 or more, not a scalar",
+                         Name));
+    return Acc(N);
+  }
+  Extents E = extentsOf(A.shape());
+  E.back() = Length;
+  setShape(*N, E);
+  return Acc(N);
+}
+
+/// The innermost extent of A, or 0 for a scalar or an erroneous A (cut
+/// reports both).
+static int64_t innermost(const Acc &A) {
+  if (!A.error().empty() || A.shape().rank() == 0)
+    return 0;
+  return A.shape().extent(A.shape().rank() - 1);
+}
+
+static Acc negativeCount(const char *Name, int64_t Count, const Acc &A) {
+  auto N = makeNode(Op::Cut, Name, {A.node()});
+  fail(*N, fmt::format("{}: the count {} is negative", Name, Count));
+  return Acc(N);
+}
+
+Acc llq::take(int64_t Count, const Acc &A) {
+  if (Count < 0)
+    return negativeCount("take", Count, A);
+  return cut("take", A, 0, std::min(Count, innermost(A)));
+}
+
+Acc llq::drop(int64_t Count, const Acc &A) {
+  if (Count < 0)
+    return negativeCount("drop", Count, A);
+  int64_t N = innermost(A);
+  Count = std::min(Count, N);
+  return cut("drop", A, Count, N - Count);
+}
+
+static Acc cutOne(const char *Name, const Acc &A, int64_t Offset) {
+  Acc C = cut(Name, A, Offset, std::max<int64_t>(innermost(A) - 1, 0));
+  if (C.error().empty() && innermost(A) == 0) {
+    auto N = makeNode(Op::Cut, Name, {A.node()});
+    fail(*N, fmt::format("{}: the innermost dimension of shape {} is empty",
+                         Name, A.shape().str()));
+    return Acc(N);
+  }
+  return C;
+}
+
+Acc llq::init(const Acc &A) { return cutOne("init", A, 0); }
+Acc llq::tail(const Acc &A) { return cutOne("tail", A, 1); }
+
+Acc llq::concat(const Acc &A, const Acc &B) {
+  auto N = makeNode(Op::Concat, "concat", {A.node(), B.node()});
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Type = A.type();
+  if (A.type() != B.type()) {
+    fail(*N, fmt::format("concat: the arrays hold {} and {}", A.type().str(),
+                         B.type().str()));
+    return Acc(N);
+  }
+  unsigned Rank = A.shape().rank();
+  if (Rank == 0 || Rank != B.shape().rank()) {
+    fail(*N, fmt::format("concat: needs two arrays of one rank, 1 or more, "
+                         "not shapes {} and {}",
+                         A.shape().str(), B.shape().str()));
+    return Acc(N);
+  }
+  Extents E = extentsOf(A.shape());
+  for (unsigned D = 0; D + 1 < Rank; ++D)
+    E[D] = std::min(E[D], B.shape().extent(D));
+  E.back() += B.shape().extent(Rank - 1);
+  setShape(*N, E);
+  return Acc(N);
+}
+
 Acc llq::fill(const Extents &Sh, const Scalar &V) {
   auto N = makeNode(Op::Fill, "fill");
   setShape(*N, Sh);

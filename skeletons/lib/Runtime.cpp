@@ -235,6 +235,12 @@ public:
     }
     Verbose = switchOn(O.Verbose, "LLQ_VERBOSE");
     Checks = switchOn(O.Checks, "LLQ_CHECKS");
+    if (O.Fusion) {
+      Fusion = *O.Fusion;
+    } else {
+      std::string V = optionOrEnv(std::nullopt, "LLQ_FUSION");
+      Fusion = !(V == "0" || V == "off");
+    }
     DumpDir = optionOrEnv(O.DumpIR, "LLQ_DUMP_IR");
   }
 
@@ -263,6 +269,9 @@ public:
   bool Verbose = false;
   /// Checked mode: division faults are errors (Checks.cpp).
   bool Checks = false;
+  /// Producers fused into their consumers (RuntimeOptions::Fusion); off,
+  /// each runs as a kernel of its own.
+  bool Fusion = true;
   /// The bound on Cache's kernels (0: none); see RuntimeOptions.
   size_t MaxKernels = 1024;
   std::string DumpDir;
@@ -282,6 +291,9 @@ private:
     bool Compile;
     /// Searched in order: an expression has a few of each.
     llvm::SmallVector<std::pair<const Node *, unsigned>, 4> StepOf;
+    /// The steps that compute producers as arrays, by producer: a producer
+    /// read as an array twice is computed once.
+    llvm::SmallVector<std::pair<const Node *, unsigned>, 4> ArrayOf;
     llvm::SmallVector<const rt::Array *, 4> InputOf;
     /// The consumers made for producers run as arrays, alive while StepOf
     /// holds their addresses.
@@ -573,6 +585,9 @@ llvm::Expected<Plan::Source> RuntimeImpl::recordValue(const NodeRef &N,
   }
   // A producer at the root, or read as a manifest array, is computed by
   // the materialising skeleton.
+  for (auto [Producer, Ix] : R.ArrayOf)
+    if (Producer == N.get())
+      return Plan::Source{-1, Ix, 0};
   auto M = makeConsumer(materializeSkeleton(), N->Name, {N});
   M->Type = N->Type;
   M->Sh = N->Sh;
@@ -580,6 +595,7 @@ llvm::Expected<Plan::Source> RuntimeImpl::recordValue(const NodeRef &N,
   auto S = recordConsumer(*M, R);
   if (!S)
     return S.takeError();
+  R.ArrayOf.push_back({N.get(), *S});
   return Plan::Source{-1, *S, 0};
 }
 
@@ -615,9 +631,17 @@ llvm::Expected<NodeRef> RuntimeImpl::recordTree(const NodeRef &P, Recording &R,
 
 llvm::Error RuntimeImpl::recordKids(const Node &From, Node &To, Recording &R,
                                     Plan::Step &S) {
+  // Without fusion, a producer's value is read from memory by whatever
+  // uses it, except by the copy that computes it; a reshape is only
+  // another view of the same elements, and a manifest array is one.
+  bool Unfused = !Fusion && From.Skel != &materializeSkeleton();
   for (size_t I = 0; I < From.Kids.size(); ++I) {
-    auto K = From.ManifestKids & (1u << I) ? recordManifest(From.Kids[I], R, S)
-                                           : recordTree(From.Kids[I], R, S);
+    const Node &Kid = *From.Kids[I];
+    bool Manifest =
+        From.ManifestKids & (1u << I) ||
+        (Unfused && Kid.isProducer() && Kid.K != Op::Use && Kid.K != Op::Reshape);
+    auto K = Manifest ? recordManifest(From.Kids[I], R, S)
+                      : recordTree(From.Kids[I], R, S);
     if (!K)
       return K.takeError();
     To.Kids.push_back(*K);
@@ -652,7 +676,7 @@ llvm::Expected<std::shared_ptr<Plan>> RuntimeImpl::record(const NodeRef &N,
   if (!N)
     return failure("run: an empty Acc");
   auto P = std::make_shared<Plan>();
-  Recording R{*P, Compile, {}, {}, {}};
+  Recording R{*P, Compile, {}, {}, {}, {}};
   auto Result = recordValue(N, R);
   if (!Result)
     return Result.takeError();

@@ -349,6 +349,18 @@ Acc transpose(const Acc &A); ///< A matrix, rows and columns swapped.
 Acc slice(const Acc &A, int64_t I);
 /// N copies of A along a new outermost dimension.
 Acc replicate(int64_t N, const Acc &A);
+/// The innermost dimension cut or joined (Accelerate's take, drop, init,
+/// tail and ++), delayed like reverse: over the intersection of the outer
+/// dimensions. take(N, A) keeps the first min(N, n) elements of each row,
+/// drop(N, A) the rest; init leaves out the last, tail the first (an empty
+/// innermost dimension is an error for both); a negative N is an error. The
+/// count is passed at run time: take(5, A) and take(7, A) are one kernel.
+Acc take(int64_t N, const Acc &A);
+Acc drop(int64_t N, const Acc &A);
+Acc init(const Acc &A);
+Acc tail(const Acc &A);
+/// A's rows followed by B's: n + m elements in the innermost dimension.
+Acc concat(const Acc &A, const Acc &B);
 Acc fill(const Extents &Sh, const Scalar &V);
 /// Start, Start+1, ... in row-major order; integer or float elements.
 Acc enumFromN(const Extents &Sh, const Scalar &Start);
@@ -366,6 +378,23 @@ Acc fold1All(const Fn &F, const Acc &A);
 /// i64 lengths that sum to the innermost extent.
 Acc foldSeg(const Fn &F, const Scalar &Seed, const Acc &A, const Acc &Segs);
 Acc fold1Seg(const Fn &F, const Acc &A, const Acc &Segs);
+
+/// The reductions by name, each a fold of the innermost dimension with
+/// its operation's identity as the seed: 0 for sum, 1 for product, the
+/// type's greatest value (+inf for floats) for minimum and its least for
+/// maximum (so an empty row gives that value), true for and_ and all,
+/// false for or_ and any. sum, product, minimum and maximum take numbers;
+/// and_ and or_ take bools (`and` and `or` are C++'s own words); all(P, A)
+/// and any(P, A) take a predicate P returning i1. For the whole array, fold
+/// reshape({n}, A).
+Acc sum(const Acc &A);
+Acc product(const Acc &A);
+Acc minimum(const Acc &A);
+Acc maximum(const Acc &A);
+Acc and_(const Acc &A);
+Acc or_(const Acc &A);
+Acc all(const Fn &P, const Acc &A);
+Acc any(const Fn &P, const Acc &A);
 
 /// Scans of vectors. scanl has n+1 elements, starting with Seed.
 Acc scanl(const Fn &F, const Scalar &Seed, const Acc &A);
@@ -458,6 +487,12 @@ struct RuntimeOptions {
   /// leave their source are errors in either mode. Unset: LLQ_CHECKS (1 or
   /// on), else off. docs/Skeletons.md says what the checks cost.
   std::optional<bool> Checks;
+  /// Fusion of producers into their consumers. Off: every operation runs
+  /// as a kernel of its own and writes its whole result to memory, which
+  /// the next reads (to measure what fusion buys, or to isolate a fault);
+  /// an operation used twice is then computed once. Unset: LLQ_FUSION (off
+  /// or 0 turns it off), else on.
+  std::optional<bool> Fusion;
   /// For BackendKind::GPU: compile only, with no device or driver needed.
   /// kernelIR() and kernelPTX() work; run() fails.
   bool CompileOnly = false;

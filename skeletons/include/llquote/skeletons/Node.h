@@ -53,6 +53,8 @@ enum class Op : uint8_t {
   Transpose,   ///< Kids[0][j][i]
   Slice,       ///< Kids[0][Vals[0]][ix...]
   Replicate,   ///< Kids[0][ix[1:]]
+  Cut,         ///< Kids[0][ix..., i + Vals[0]]: take, drop, init, tail.
+  Concat,      ///< i < n ? Kids[0][ix..., i] : Kids[1][ix..., i - n].
   Fill,        ///< Consts[0]
   EnumFromN,   ///< Consts[0] + linear position
   Consumer,    ///< A skeleton's kernel: Skel.

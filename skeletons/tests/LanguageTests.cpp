@@ -1,0 +1,410 @@
+//===- LanguageTests.cpp - The array language past the core skeletons -----===//
+//
+// Cutting and joining the innermost dimension (take, drop, init, tail,
+// concat), the reductions by name (sum ... any), and the fusion switch
+// (RuntimeOptions::Fusion). Every result is checked against plain C++ at
+// odd sizes, 0 and 1 included, on four Runtimes: every core and one thread,
+// each with producers fused and without.
+//
+//===----------------------------------------------------------------------===//
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "llquote/Skeletons.h"
+#include <cmath>
+#include <cstdlib>
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <limits>
+#include <numeric>
+#include <random>
+
+using namespace llq;
+
+namespace {
+
+Runtime &runtime(BackendKind K, bool Fusion) {
+  auto Make = [](BackendKind K, bool Fusion) {
+    RuntimeOptions O;
+    O.Backend = K;
+    O.Threads = K == BackendKind::CPU ? 2 : 0;
+    O.Fusion = Fusion;
+    return O;
+  };
+  static Runtime Cpu(Make(BackendKind::CPU, true));
+  static Runtime Seq(Make(BackendKind::Sequential, true));
+  static Runtime CpuUnfused(Make(BackendKind::CPU, false));
+  static Runtime SeqUnfused(Make(BackendKind::Sequential, false));
+  if (K == BackendKind::CPU)
+    return Fusion ? Cpu : CpuUnfused;
+  return Fusion ? Seq : SeqUnfused;
+}
+
+/// The four Runtimes every result is checked on.
+std::vector<Runtime *> runtimes() {
+  return {&runtime(BackendKind::CPU, true), &runtime(BackendKind::Sequential, true),
+          &runtime(BackendKind::CPU, false),
+          &runtime(BackendKind::Sequential, false)};
+}
+
+const int64_t Sizes[] = {0, 1, 2, 7, 33, 1001, 100003};
+
+std::vector<int32_t> randomInts(int64_t N, unsigned Seed) {
+  std::mt19937 G(Seed);
+  std::uniform_int_distribution<int32_t> D(-1000, 1000);
+  std::vector<int32_t> V(static_cast<size_t>(N));
+  for (int32_t &X : V)
+    X = D(G);
+  return V;
+}
+
+Fn plusOne() { return LLQ_FN("i32 (i32 %x)", "%r = add i32 %x, 1"); }
+
+/// Row R of a rows x cols row-major vector, cut to [From, From + Len).
+std::vector<int32_t> cutRows(const std::vector<int32_t> &V, int64_t Rows,
+                             int64_t Cols, int64_t From, int64_t Len) {
+  std::vector<int32_t> Out;
+  for (int64_t R = 0; R < Rows; ++R)
+    for (int64_t C = From; C < From + Len; ++C)
+      Out.push_back(V[size_t(R * Cols + C)]);
+  return Out;
+}
+
+} // namespace
+
+TEST_CASE("take, drop, init and tail cut the innermost dimension, fused into their consumer") {
+  for (Runtime *R : runtimes())
+    for (int64_t N : Sizes) {
+      CAPTURE(N);
+      std::vector<int32_t> Xs = randomInts(N, unsigned(N) + 1);
+      Array<int32_t> X = fromVector(Xs);
+      for (int64_t K : {int64_t(0), int64_t(1), N / 2, N, N + 5}) {
+        CAPTURE(K);
+        int64_t Kept = std::min(K, N);
+        CHECK(R->run<int32_t>(take(K, X)).toVector() ==
+              std::vector<int32_t>(Xs.begin(), Xs.begin() + Kept));
+        CHECK(R->run<int32_t>(drop(K, X)).toVector() ==
+              std::vector<int32_t>(Xs.begin() + Kept, Xs.end()));
+      }
+      if (N == 0) {
+        CHECK_THROWS_WITH_AS(R->run(init(X)),
+                             "init: the innermost dimension of shape [0] is empty",
+                             ArrayError);
+        continue;
+      }
+      CHECK(R->run<int32_t>(init(X)).toVector() ==
+            std::vector<int32_t>(Xs.begin(), Xs.end() - 1));
+      CHECK(R->run<int32_t>(tail(X)).toVector() ==
+            std::vector<int32_t>(Xs.begin() + 1, Xs.end()));
+      // Fused under a map and a fold: the fold sees the cut rows only.
+      std::vector<int32_t> Tail(Xs.begin() + 1, Xs.end());
+      int32_t Sum = 0;
+      for (int32_t V : Tail)
+        Sum += V + 1;
+      CHECK(R->run(sum(map(plusOne(), tail(X)))).scalar().get<int32_t>() == Sum);
+    }
+}
+
+TEST_CASE("cuts of matrices and rank-3 arrays cut every row") {
+  for (Runtime *R : runtimes())
+    for (int64_t Rows : {1, 3, 17})
+      for (int64_t Cols : {1, 2, 9, 130}) {
+        CAPTURE(Rows);
+        CAPTURE(Cols);
+        std::vector<int32_t> Xs = randomInts(Rows * Cols, unsigned(Rows * Cols));
+        Array<int32_t> M = fromVector({Rows, Cols}, Xs);
+        Array<> T = R->run(take(Cols / 2, M));
+        CHECK(T.shape().extent(0) == Rows);
+        CHECK(T.shape().extent(1) == Cols / 2);
+        CHECK(T.as<int32_t>().toVector() == cutRows(Xs, Rows, Cols, 0, Cols / 2));
+        CHECK(R->run<int32_t>(drop(2, M)).toVector() ==
+              cutRows(Xs, Rows, Cols, std::min<int64_t>(2, Cols),
+                      Cols - std::min<int64_t>(2, Cols)));
+        if (Cols >= 2)
+          CHECK(R->run<int32_t>(tail(init(M))).toVector() ==
+                cutRows(Xs, Rows, Cols, 1, Cols - 2));
+        else
+          CHECK(tail(init(M)).error() ==
+                fmt::format("tail: the innermost dimension of shape [{}, 0] is empty", Rows));
+        // Rank 3: the innermost dimension of each of the Rows x 2 rows.
+        Acc Cube = reshape({Rows, 1, Cols}, M);
+        CHECK(R->run<int32_t>(drop(1, Cube)).toVector() ==
+              cutRows(Xs, Rows, Cols, 1, Cols - 1));
+      }
+}
+
+TEST_CASE("concat joins rows over the intersection of the outer dimensions") {
+  for (Runtime *R : runtimes()) {
+    for (int64_t N : Sizes)
+      for (int64_t M : {int64_t(0), int64_t(1), int64_t(5), N}) {
+        CAPTURE(N);
+        CAPTURE(M);
+        std::vector<int32_t> As = randomInts(N, 7), Bs = randomInts(M, 8);
+        std::vector<int32_t> Want = As;
+        Want.insert(Want.end(), Bs.begin(), Bs.end());
+        Array<int32_t> A = fromVector(As), B = fromVector(Bs);
+        CHECK(R->run<int32_t>(concat(A, B)).toVector() == Want);
+        // Delayed producers on both sides, and a consumer over the join.
+        std::vector<int32_t> Rev(Bs.rbegin(), Bs.rend()), Want2 = As;
+        for (int32_t &V : Want2)
+          V += 1;
+        Want2.insert(Want2.end(), Rev.begin(), Rev.end());
+        CHECK(R->run<int32_t>(concat(map(plusOne(), A), reverse(B))).toVector() == Want2);
+        CHECK(R->run(sum(concat(A, B))).scalar().get<int32_t>() ==
+              std::accumulate(Want.begin(), Want.end(), 0));
+      }
+    // Matrices: 3 x 4 ++ 5 x 2 is 3 x 6.
+    std::vector<int32_t> As = randomInts(12, 1), Bs = randomInts(10, 2);
+    Array<> J = R->run(concat(fromVector({3, 4}, As), fromVector({5, 2}, Bs)));
+    CHECK(J.shape().extent(0) == 3);
+    CHECK(J.shape().extent(1) == 6);
+    std::vector<int32_t> Want;
+    for (int64_t Row = 0; Row < 3; ++Row) {
+      for (int64_t C = 0; C < 4; ++C)
+        Want.push_back(As[size_t(Row * 4 + C)]);
+      for (int64_t C = 0; C < 2; ++C)
+        Want.push_back(Bs[size_t(Row * 2 + C)]);
+    }
+    CHECK(J.as<int32_t>().toVector() == Want);
+    // Tuples: each field joined.
+    auto P = fromVectors<int32_t, double>({2}, {1, 2}, {0.5, 1.5});
+    auto Q = fromVectors<int32_t, double>({1}, {3}, {2.5});
+    auto PQ = R->run(concat(P, Q)).as<std::tuple<int32_t, double>>().toVector();
+    REQUIRE(PQ.size() == 3);
+    CHECK(PQ[2] == std::tuple<int32_t, double>(3, 2.5));
+  }
+}
+
+TEST_CASE("the cut's count and the join's split are run-time values: one kernel for all") {
+  Runtime &R = runtime(BackendKind::CPU, true);
+  Array<int32_t> X = fromVector(randomInts(100, 3));
+  R.run(take(5, X));
+  R.run(concat(X, X));
+  RuntimeStats Before = R.stats();
+  CHECK(R.run<int32_t>(take(7, X)).toVector().size() == 7);
+  CHECK(R.run<int32_t>(drop(90, X)).toVector().size() == 10);
+  CHECK(R.run<int32_t>(tail(X)).toVector().size() == 99);
+  CHECK(R.run<int32_t>(concat(fromVector(randomInts(3, 4)), X)).toVector().size() == 103);
+  CHECK(R.stats().KernelsBuilt == Before.KernelsBuilt);
+}
+
+TEST_CASE("cutting and joining mistakes are errors that say what was wrong") {
+  Array<int32_t> X = fromVector(randomInts(4, 1));
+  Array<double> D = fromVector(std::vector<double>{1.0});
+  Runtime &R = runtime(BackendKind::CPU, true);
+  CHECK(take(-1, X).error() == "take: the count -1 is negative");
+  CHECK(drop(-3, X).error() == "drop: the count -3 is negative");
+  CHECK_THROWS_WITH_AS(R.run(take(-1, X)), "take: the count -1 is negative", ArrayError);
+  CHECK(tail(foldAll(LLQ_FN("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b"), 0, X)).error() ==
+        "tail: needs an array of rank 1 or more, not a scalar");
+  CHECK(init(fromVector({3, 0}, std::vector<int32_t>{})).error() ==
+        "init: the innermost dimension of shape [3, 0] is empty");
+  CHECK(concat(X, D).error() == "concat: the arrays hold i32 and f64");
+  CHECK(concat(X, fromVector({1, 4}, randomInts(4, 2))).error() ==
+        "concat: needs two arrays of one rank, 1 or more, not shapes [4] and [1, 4]");
+  // A mistake below is the one reported.
+  CHECK(take(2, concat(X, D)).error() == "concat: the arrays hold i32 and f64");
+}
+
+namespace {
+
+template <typename T> std::vector<T> ramp(int64_t N, int Seed) {
+  std::mt19937 G{unsigned(Seed)};
+  std::vector<T> V(static_cast<size_t>(N));
+  for (T &X : V) {
+    if constexpr (std::is_floating_point_v<T>)
+      X = T(int(G() % 17) - 8) / T(4);
+    else if constexpr (std::is_signed_v<T>)
+      X = T(int(G() % 7) - 3);
+    else
+      X = T(G() % 5);
+  }
+  return V;
+}
+
+/// The named reductions of Rows x Cols random elements of type T against a
+/// plain loop over each row, on every Runtime.
+template <typename T> void checkReductions(int64_t Rows, int64_t Cols) {
+  CAPTURE(Rows);
+  CAPTURE(Cols);
+  std::vector<T> Xs = ramp<T>(Rows * Cols, int(Rows * 31 + Cols));
+  Array<T> M = fromVector({Rows, Cols}, Xs);
+  std::vector<T> Sum, Prod, Min, Max;
+  for (int64_t Row = 0; Row < Rows; ++Row) {
+    T S = 0, P = 1, Lo = std::numeric_limits<T>::has_infinity
+                             ? std::numeric_limits<T>::infinity()
+                             : std::numeric_limits<T>::max(),
+        Hi = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                  : std::numeric_limits<T>::lowest();
+    for (int64_t C = 0; C < Cols; ++C) {
+      T X = Xs[size_t(Row * Cols + C)];
+      S = T(S + X);
+      P = T(P * X);
+      Lo = std::min(Lo, X);
+      Hi = std::max(Hi, X);
+    }
+    Sum.push_back(S);
+    Prod.push_back(P);
+    Min.push_back(Lo);
+    Max.push_back(Hi);
+  }
+  for (Runtime *R : runtimes()) {
+    Array<> S = R->run(sum(M));
+    CHECK(S.shape().rank() == 1);
+    CHECK(S.shape().extent(0) == Rows);
+    // Floats hold quarters of small integers: exact in any order.
+    CHECK(S.as<T>().toVector() == Sum);
+    // A long product of floats rounds, and each backend associates it its
+    // own way; a short one is exact.
+    if (!std::is_floating_point_v<T> || Cols <= 7)
+      CHECK(R->run<T>(product(M)).toVector() == Prod);
+    CHECK(R->run<T>(minimum(M)).toVector() == Min);
+    CHECK(R->run<T>(maximum(M)).toVector() == Max);
+  }
+}
+
+} // namespace
+
+TEST_CASE("sum, product, minimum and maximum fold each row from their identity") {
+  for (int64_t Rows : {1, 3})
+    for (int64_t Cols : {0, 1, 7, 1001}) {
+      checkReductions<int32_t>(Rows, Cols);
+      checkReductions<int64_t>(Rows, Cols);
+      checkReductions<uint8_t>(Rows, Cols);
+      checkReductions<int16_t>(Rows, Cols);
+      checkReductions<uint32_t>(Rows, Cols);
+      checkReductions<float>(Rows, Cols);
+      checkReductions<double>(Rows, Cols);
+    }
+  // A vector reduces to a scalar.
+  Runtime &R = runtime(BackendKind::CPU, true);
+  Array<double> V = fromVector(std::vector<double>{1.5, -2, 4});
+  CHECK(R.run(sum(V)).scalar().get<double>() == 3.5);
+  CHECK(R.run(maximum(V)).scalar().get<double>() == 4);
+  CHECK(R.run(minimum(fromVector(std::vector<float>{}))).scalar().get<float>() ==
+        std::numeric_limits<float>::infinity());
+}
+
+TEST_CASE("and_, or_, all and any over bools and predicates") {
+  auto Positive = LLQ_FN("i1 (i32 %x)", "%r = icmp sgt i32 %x, 0");
+  for (Runtime *R : runtimes())
+    for (int64_t N : Sizes) {
+      CAPTURE(N);
+      std::vector<int32_t> Xs = randomInts(N, unsigned(N) + 5);
+      // Some rows all positive, some not: the magnitudes of the values.
+      std::vector<int32_t> Abs = Xs;
+      for (int32_t &X : Abs)
+        X = std::abs(X) + 1;
+      for (const std::vector<int32_t> *V : {&Xs, &Abs}) {
+        bool All = std::all_of(V->begin(), V->end(), [](int32_t X) { return X > 0; });
+        bool Any = std::any_of(V->begin(), V->end(), [](int32_t X) { return X > 0; });
+        Array<int32_t> A = fromVector(*V);
+        CHECK(R->run(all(Positive, A)).scalar().get<bool>() == All);
+        CHECK(R->run(any(Positive, A)).scalar().get<bool>() == Any);
+        std::vector<bool> Bs;
+        for (int32_t X : *V)
+          Bs.push_back(X > 0);
+        Array<> Flags = R->run(map(Positive, A));
+        CHECK(R->run(and_(Flags)).scalar().get<bool>() == All);
+        CHECK(R->run(or_(Flags)).scalar().get<bool>() == Any);
+      }
+    }
+}
+
+TEST_CASE("a reduction given the wrong elements says which it needs") {
+  Array<int32_t> X = fromVector(randomInts(5, 1));
+  auto Positive = LLQ_FN("i1 (i32 %x)", "%r = icmp sgt i32 %x, 0");
+  auto Twice = LLQ_FN("i32 (i32 %x)", "%r = mul i32 %x, 2");
+  Acc Flags = map(Positive, X);
+  CHECK(sum(Flags).error() == "sum: needs an array of numbers, not of bool");
+  CHECK(and_(X).error() == "and_: needs an array of bools, not of i32");
+  CHECK(or_(X).error() == "or_: needs an array of bools, not of i32");
+  auto P = fromVectors<int32_t, double>({1}, {1}, {2.0});
+  CHECK(maximum(P).error() == "maximum: needs an array of numbers, not of (i32, f64)");
+  CHECK(product(foldAll(LLQ_FN("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b"), 0, X))
+            .error() == "product: reduces the innermost dimension, and a scalar has none");
+  // The predicate's place in this file, and what it returns.
+  std::string E = all(Twice, X).error();
+  CHECK(E.find("LanguageTests.cpp:") != std::string::npos);
+  CHECK(E.find("all: the predicate returns i32, not i1") != std::string::npos);
+  CHECK(any(Twice, X).error().find("any: the predicate returns i32, not i1") !=
+        std::string::npos);
+  CHECK_THROWS_WITH_AS(runtime(BackendKind::CPU, true).run(sum(Flags)),
+                       "sum: needs an array of numbers, not of bool", ArrayError);
+}
+
+TEST_CASE("without fusion every producer is a kernel of its own, and a shared one runs once") {
+  auto Mul = LLQ_FN("float (float %a, float %b)", "%r = fmul float %a, %b");
+  auto Add = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  auto Half = LLQ_FN("float (float %x)", "%r = fmul float %x, 0.5");
+  std::vector<float> Xs(1001), Ys(1001);
+  for (size_t I = 0; I < Xs.size(); ++I) {
+    Xs[I] = float(I % 13);
+    Ys[I] = float(I % 7) - 3;
+  }
+  Array<float> X = fromVector(Xs), Y = fromVector(Ys);
+  float Dot = 0;
+  for (size_t I = 0; I < Xs.size(); ++I)
+    Dot += Xs[I] * Ys[I];
+  for (BackendKind K : {BackendKind::CPU, BackendKind::Sequential}) {
+    Runtime &Fused = runtime(K, true), &Unfused = runtime(K, false);
+    // dot: a fold of a zipWith. Fused, one kernel; unfused, the zipWith's
+    // copy and then the fold.
+    Acc E = fold(Add, 0.0f, zipWith(Mul, X, Y));
+    RuntimeStats A = Fused.stats();
+    CHECK(Fused.run(E).scalar().get<float>() == Dot);
+    RuntimeStats B = Fused.stats();
+    CHECK(Unfused.run(E).scalar().get<float>() == Dot);
+    RuntimeStats C = Unfused.stats();
+    CHECK(Unfused.run(fold(Add, 0.0f, X)).scalar().get<float>() ==
+          std::accumulate(Xs.begin(), Xs.end(), 0.0f));
+    RuntimeStats D = Unfused.stats();
+    uint64_t FoldLaunches = D.Launches - C.Launches;
+    uint64_t CopyLaunches;
+    {
+      RuntimeStats Before = Unfused.stats();
+      Unfused.run(map(Half, X));
+      CopyLaunches = Unfused.stats().Launches - Before.Launches;
+    }
+    CHECK(CopyLaunches >= 1);
+    CHECK(B.Launches - A.Launches == FoldLaunches);
+    // The zipWith ran as a copy of its own before the fold.
+    RuntimeStats E0 = Unfused.stats();
+    Unfused.run(fold(Add, 0.0f, zipWith(Mul, X, Y)));
+    CHECK(Unfused.stats().Launches - E0.Launches == FoldLaunches + CopyLaunches);
+    // A producer used twice is computed once: map, then the zipWith.
+    Acc M = map(Half, X);
+    Acc Twice = zipWith(Add, M, M);
+    RuntimeStats F0 = Unfused.stats();
+    std::vector<float> Got = Unfused.run<float>(Twice).toVector();
+    CHECK(Unfused.stats().Launches - F0.Launches == 2 * CopyLaunches);
+    CHECK(Got == Fused.run<float>(Twice).toVector());
+    CHECK(Got[12] == 12.0f);
+    // Nested producers: each a kernel, the result the same.
+    Acc Deep = reverse(map(Half, take(500, concat(X, Y))));
+    RuntimeStats G0 = Unfused.stats();
+    std::vector<float> Un = Unfused.run<float>(Deep).toVector();
+    CHECK(Unfused.stats().Launches - G0.Launches == 4 * CopyLaunches);
+    CHECK(Un == Fused.run<float>(Deep).toVector());
+  }
+}
+
+TEST_CASE("LLQ_FUSION=off turns fusion off where the options leave it unset") {
+  auto Mul = LLQ_FN("i32 (i32 %a, i32 %b)", "%r = mul i32 %a, %b");
+  Array<int32_t> X = fromVector(randomInts(100, 4));
+  auto LaunchesOf = [&](Runtime &R) {
+    RuntimeStats Before = R.stats();
+    R.run(sum(zipWith(Mul, X, X)));
+    return R.stats().Launches - Before.Launches;
+  };
+  RuntimeOptions O;
+  O.Backend = BackendKind::Sequential;
+  setenv("LLQ_FUSION", "off", 1);
+  Runtime Off(O);
+  setenv("LLQ_FUSION", "on", 1);
+  Runtime On(O);
+  O.Fusion = false;
+  setenv("LLQ_FUSION", "1", 1);
+  Runtime Explicit(O);
+  unsetenv("LLQ_FUSION");
+  CHECK(LaunchesOf(Off) > LaunchesOf(On));
+  CHECK(LaunchesOf(Explicit) == LaunchesOf(Off));
+}
