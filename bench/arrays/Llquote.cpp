@@ -33,6 +33,8 @@ using namespace llq::arraybench;
 namespace {
 
 std::unique_ptr<Runtime> TheRuntime;
+/// The same with RuntimeOptions::Fusion off: every producer a kernel.
+std::unique_ptr<Runtime> TheUnfused;
 
 template <typename T>
 Acc wrap(const std::vector<int64_t> &Extents, const T *Data) {
@@ -209,8 +211,7 @@ Fn gaussFn() {
   return Fn(Sig + ")", Body + "%r = float %s25\n", __FILE__, __LINE__);
 }
 
-std::optional<Impl> make(const Problem &P) {
-  Runtime &R = *TheRuntime;
+std::optional<Impl> make(const Problem &P, Runtime &R) {
   auto AddF = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
   // The OpenMP and Halide peers reduce with `simd reduction` and vectors,
   // which reassociate; this function gives llquote's folds the same right.
@@ -227,9 +228,9 @@ std::optional<Impl> make(const Problem &P) {
   } else if (Op == "saxpy") {
     if (P.A != 2.5f)
       return std::nullopt;
-    auto Axpy = LLQ_FN("float (float %x, float %y)",
-                       "%ax = fmul float 2.5, %x\n %r = fadd float %ax, %y");
-    E = zipWith(Axpy, wrap({N}, P.X.data()), wrap({N}, P.Y.data()));
+    // As Accelerate writes it: zipWith (+) (map (a *) x) y, the map fused.
+    auto Scale = LLQ_FN("float (float %x)", "%r = fmul float 2.5, %x");
+    E = zipWith(AddF, map(Scale, wrap({N}, P.X.data())), wrap({N}, P.Y.data()));
   } else if (Op == "sum") {
     E = fold(AddReassoc, 0.0f, wrap({N}, P.X.data()));
   } else if (Op == "dot") {
@@ -341,7 +342,17 @@ void addLlquotePeers(std::vector<Peer> &Peers, unsigned Threads) {
   RuntimeOptions O;
   O.Threads = Threads;
   TheRuntime = std::make_unique<Runtime>(O);
-  Peers.push_back({"llquote", [](const Problem &P) { return make(P); }});
+  Peers.push_back({"llquote", [](const Problem &P) { return make(P, *TheRuntime); }});
+  // What fusion buys: the operations whose expression has a producer under
+  // a consumer, run with every producer a kernel of its own. The others are
+  // one operation over manifest arrays here, with nothing to fuse.
+  O.Fusion = false;
+  TheUnfused = std::make_unique<Runtime>(O);
+  Peers.push_back({"unfused", [](const Problem &P) -> std::optional<Impl> {
+                     if (P.Op != "dot" && P.Op != "saxpy")
+                       return std::nullopt;
+                     return make(P, *TheUnfused);
+                   }});
 }
 
 std::vector<CompileTimes> measureCompile(unsigned Reps, unsigned Threads) {

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
-PEER_ORDER = ["seq", "omp", "tbb", "halide", "llquote", "omp-empty"]
+PEER_ORDER = ["seq", "omp", "tbb", "halide", "llquote", "unfused", "omp-empty"]
 BANDWIDTH_OPS = {"map", "saxpy", "sum", "dot", "scan", "reverse", "transpose",
                  "segsum", "blur3", "blur5", "canny", "histogram",
                  "blackscholes"}
@@ -129,7 +129,7 @@ def main():
                 continue
             row[p] = [reps[r] / llq[r] for r in reps if r in llq]
         # Best peer: per repetition, the fastest of the others.
-        others = [p for p in peers if p not in ("llquote", "omp-empty")]
+        others = [p for p in peers if p not in ("llquote", "omp-empty", "unfused")]
         best = []
         for r in llq:
             ts = [peers[p][r] for p in others if r in peers[p]]
@@ -138,7 +138,7 @@ def main():
         row["best"] = best
         return row
 
-    cols = [p for p in PEER_ORDER if p not in ("llquote", "omp-empty")
+    cols = [p for p in PEER_ORDER if p not in ("llquote", "omp-empty", "unfused")
             and any(p in samples[k] for k in samples if k[0] == "op")]
 
     def table(keys, title):
@@ -173,6 +173,28 @@ def main():
     table([largest[o] for o in ops if o in largest],
           "## At the largest size of each operation")
     table(sorted(opkeys, key=lambda k: (ops.index(k[1]), k[2])), "## Every size")
+
+    # What fusion buys: llquote with RuntimeOptions::Fusion off.
+    fkeys = [k for k in sorted(opkeys, key=lambda k: (ops.index(k[1]), k[2]))
+             if "unfused" in samples[k] and "llquote" in samples[k]]
+    if fkeys:
+        w("## What fusion buys
+")
+        w("llquote as it runs, and with `RuntimeOptions::Fusion` off (`unfused`: "
+          "every producer a kernel of its own that writes its result to memory), "
+          "for the operations whose expression has a producer under a consumer: "
+          "dot is `fold (+) 0 (zipWith (*) x y)`, SAXPY `zipWith (+) (map (a *) x) "
+          "y`. Speed-up: unfused time over fused, median over repetitions "
+          "(min–max).\n")
+        w("| operation | n | fused µs | unfused µs | speed-up from fusion |")
+        w("|---|---|---|---|---|")
+        for key in fkeys:
+            _, op, n = key
+            fused, unfused = samples[key]["llquote"], samples[key]["unfused"]
+            ups = [unfused[r] / fused[r] for r in fused if r in unfused]
+            w(f"| {op} | {human(n)} | {med(list(fused.values())) * 1e6:.1f} | "
+              f"{med(list(unfused.values())) * 1e6:.1f} | {fmt_ratio(ups)} |")
+        w("")
 
     # Throughput of every peer, for reference.
     w("## Throughput of every peer (GB/s, median)\n")

@@ -3,13 +3,15 @@
 // Reads the input as a small stack program of array operations (arrays of
 // i64 and double from the input's bytes, generate, map, imap, zipWith, reverse,
 // transpose, backpermute, transform, slice, replicate, reshape, enumFromN,
-// fold, foldAll, fold1,
+// take, drop, init, tail, concat, fold, foldAll, fold1, the reductions by
+// name (sum, product, minimum, maximum, all, any),
 // foldSeg, the four scans, permute into ranks 1 to 3 with atomicrmw and
 // with a cmpxchg loop,
 // and stencils with every boundary), runs the array on top of the stack on
 // the CPU backend (all cores, chunked, atomics) and on the sequential
 // backend, and requires the same outcome: equal shapes and elements, or an
-// ArrayError from both; then runs the same Acc again on the CPU (its kept
+// ArrayError from both; the same on the CPU with fusion off (every producer
+// a kernel of its own); then runs the same Acc again on the CPU (its kept
 // plan) and through Runtime::prepare, and requires the first run's outcome,
 // error message included. A crash, a sanitizer report, any other exception
 // or a difference is a finding.
@@ -46,6 +48,16 @@ Runtime &backend(BackendKind K) {
     return O;
   }());
   return K == BackendKind::CPU ? CPU : Seq;
+}
+
+Runtime &unfused() {
+  static Runtime R([] {
+    RuntimeOptions O;
+    O.Threads = 2;
+    O.Fusion = false;
+    return O;
+  }());
+  return R;
 }
 
 /// A value of the program: an array description, its element type and its
@@ -199,6 +211,8 @@ Fn projInto(size_t SrcRank, size_t Rank) {
       %u = insertvalue { i64, i64, i64 } %t, i64 %a, 1
       %r = insertvalue { i64, i64, i64 } %u, i64 %j, 2)");
 }
+Fn positive() { return LLQ_FN("i1 (i64 %x)", "%r = icmp sgt i64 %x, 0"); }
+Fn fromBool() { return LLQ_FN("i64 (i1 %b)", "%r = zext i1 %b to i64"); }
 Fn shift() { return LLQ_FN("i64 (i64 %i)", "%r = add i64 %i, 1"); }
 Fn swapIx() {
   return LLQ_FN("{ i64, i64 } (i64 %i, i64 %j)",
@@ -244,7 +258,7 @@ Boundary boundary(FuzzedDataProvider &In, bool Float) {
 
 /// One operation on the stack; false when it does not fit (it is skipped).
 bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
-  unsigned Op = In.ConsumeIntegralInRange<unsigned>(0, 24);
+  unsigned Op = In.ConsumeIntegralInRange<unsigned>(0, 27);
   auto Top = [&]() -> Val & { return S.back(); };
   bool HaveTop = !S.empty();
   bool IntTop = HaveTop && !Top().Float;
@@ -460,6 +474,76 @@ bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
     Top().Sh = TSh;
     return true;
   }
+  case 24: {
+    // A count past the end is cut to it; a negative one, and init or tail
+    // of an empty dimension, are errors both backends must report.
+    if (!HaveTop || Rank == 0)
+      return false;
+    int64_t &Inner = Top().Sh.back();
+    int64_t N = In.ConsumeIntegralInRange<int64_t>(-1, Inner + 2);
+    switch (In.ConsumeIntegralInRange<int>(0, 3)) {
+    case 0:
+      Top().A = take(N, Top().A);
+      Inner = std::clamp<int64_t>(N, 0, Inner);
+      break;
+    case 1:
+      Top().A = drop(N, Top().A);
+      Inner -= std::clamp<int64_t>(N, 0, Inner);
+      break;
+    case 2:
+      Top().A = init(Top().A);
+      Inner = std::max<int64_t>(Inner - 1, 0);
+      break;
+    default:
+      Top().A = tail(Top().A);
+      Inner = std::max<int64_t>(Inner - 1, 0);
+      break;
+    }
+    return true;
+  }
+  case 25: {
+    if (S.size() < 2 || S[S.size() - 2].Float != Top().Float)
+      return false;
+    Val B = S.back();
+    Val &A = S[S.size() - 2];
+    if (A.Sh.size() != B.Sh.size() || A.Sh.empty())
+      return false;
+    S.pop_back();
+    A.A = concat(A.A, B.A);
+    for (size_t D = 0; D + 1 < A.Sh.size(); ++D)
+      A.Sh[D] = std::min(A.Sh[D], B.Sh[D]);
+    A.Sh.back() += B.Sh.back();
+    return true;
+  }
+  case 26: {
+    // Integers wrap, so every reduction is exact in any order; doubles
+    // take minimum and maximum only.
+    if (!HaveTop || Rank == 0)
+      return false;
+    switch (In.ConsumeIntegralInRange<int>(0, 3)) {
+    case 0:
+      Top().A = Top().Float ? maximum(Top().A) : sum(Top().A);
+      break;
+    case 1:
+      Top().A = Top().Float ? minimum(Top().A) : product(Top().A);
+      break;
+    case 2:
+      Top().A = minimum(Top().A);
+      break;
+    default:
+      Top().A = maximum(Top().A);
+      break;
+    }
+    Top().Sh.pop_back();
+    return true;
+  }
+  case 27:
+    if (!IntTop || Rank == 0)
+      return false;
+    Top().A = map(fromBool(), In.ConsumeBool() ? all(positive(), Top().A)
+                                               : any(positive(), Top().A));
+    Top().Sh.pop_back();
+    return true;
   default:
     if (!HaveTop)
       return false;
@@ -523,7 +607,8 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
                          toFloat(), gen(1),     gen(2),     gen(3),
                          bin(1),    bin(2),     bin(3),     bin(4),
                          shift(),   swapIx(),   stencil3I(), stencil3F(),
-                         stencil9I(), imapI(1), imapI(2), imapI(3)};
+                         stencil9I(), imapI(1), imapI(2), imapI(3),
+                         positive(), fromBool()};
   for (size_t Src = 1; Src <= 2; ++Src)
     for (size_t Rank = 2; Rank <= 3; ++Rank)
       All.push_back(projInto(Src, Rank));
@@ -552,6 +637,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   }
   if (!same(CPU, Seq)) {
     fprintf(stderr, "the backends differ\n");
+    abort();
+  }
+  Outcome Unfused =
+      outcomeOf(S.back(), [&] { return unfused().run(S.back().A); });
+  if (!same(Unfused, Seq) || Unfused.Error != CPU.Error) {
+    fprintf(stderr, "fusion off differs from fusion on: %s\n",
+            Unfused.Error ? Unfused.Error->c_str() : "");
     abort();
   }
   // The same Acc again, which reuses its plan, and prepared: the same
