@@ -150,11 +150,15 @@ template <size_t N> struct Spares {
 /// from. A plan holds no array: a run binds the leaves, launches, and lets
 /// them go, so that a plan kept for the next run keeps no memory alive.
 struct Plan {
-  /// A value of a run: input Param, or else output Output of step Step.
+  /// A value of a run: input Param, or the value of the awhile loop Loop
+  /// levels in (0: the outermost around the plan), or else output Output
+  /// of step Step.
   struct Source {
     int Param = -1;
     unsigned Step = 0, Output = 0;
+    int Loop = -1;
   };
+  struct Control;
   struct Step {
     std::shared_ptr<Node> Root;
     std::shared_ptr<const Kernel> K;
@@ -162,6 +166,8 @@ struct Plan {
     std::vector<std::pair<Node *, Source>> Leaves;
     /// preorder(*Root), for its launches.
     std::vector<const Node *> Order;
+    /// An acond or awhile, in place of Root and K.
+    std::unique_ptr<Control> Ctl;
   };
   std::vector<Step> Steps;
   /// Each input array: the first Use node of the expression that holds
@@ -172,6 +178,16 @@ struct Plan {
   Spares<2> Recycled;
   /// Taken by a run (RuntimeImpl::takePlan): no other run may use it.
   std::atomic<bool> Busy{false};
+};
+
+/// An acond: First is the condition, Then and Else the branches. An
+/// awhile: First is the initial value, Test the condition and Then the
+/// step, both plans reading the loop's value as Source::Loop. The plans
+/// share the inputs of the plan around them, and compile with it.
+struct Plan::Control {
+  bool IsLoop = false;
+  Source First;
+  std::unique_ptr<Plan> Test, Then, Else;
 };
 
 class RuntimeImpl {
@@ -254,9 +270,17 @@ public:
                                                bool Compile = true);
   /// Runs P on In (one array per input, of the shapes recorded), into
   /// Into where it fits, else with Recycle into one of P's spares.
+  /// Loops holds the values of the awhile loops around P, outermost first.
   llvm::Expected<std::shared_ptr<rt::Array>>
   execute(Plan &P, llvm::ArrayRef<const std::shared_ptr<rt::Array> *> In,
-          std::shared_ptr<rt::Array> Into, bool Recycle = true);
+          std::shared_ptr<rt::Array> Into, bool Recycle = true,
+          llvm::ArrayRef<std::shared_ptr<rt::Array>> Loops = {});
+  /// Runs an acond or awhile whose First value is First.
+  llvm::Expected<std::shared_ptr<rt::Array>>
+  control(Plan::Control &C,
+          llvm::ArrayRef<const std::shared_ptr<rt::Array> *> In,
+          llvm::ArrayRef<std::shared_ptr<rt::Array>> Loops,
+          std::shared_ptr<rt::Array> First);
   /// The IR of N's kernel, optimised or not, or (PTX) its PTX.
   llvm::Expected<std::string> kernelCode(const NodeRef &N, bool Optimized,
                                          bool PTX);
@@ -287,20 +311,36 @@ private:
   /// One record(): the steps made so far, by the consumer they run, and
   /// the inputs, by array.
   struct Recording {
+    /// A recording of the plan of a whole expression.
+    Recording(Plan &P, bool Compile) : P(P), Top(P), Compile(Compile) {}
+    /// One of a branch or loop body of Outer's plan, into Sub: it shares
+    /// Outer's inputs.
+    Recording(Plan &Sub, Recording &Outer)
+        : P(Sub), Top(Outer.Top), Compile(Outer.Compile),
+          Shared(Outer.Shared ? Outer.Shared : &Outer.InputOf),
+          Loops(Outer.Loops) {}
     Plan &P;
+    /// The plan whose Inputs these are: P, or the plan P is a part of.
+    Plan &Top;
     bool Compile;
     /// Searched in order: an expression has a few of each.
     llvm::SmallVector<std::pair<const Node *, unsigned>, 4> StepOf;
-    /// The steps that compute producers as arrays, by producer: a producer
-    /// read as an array twice is computed once.
+    /// The steps that compute producers as arrays, by producer, and those
+    /// of acond and awhile: such a node read twice is computed once.
     llvm::SmallVector<std::pair<const Node *, unsigned>, 4> ArrayOf;
     llvm::SmallVector<const rt::Array *, 4> InputOf;
+    /// The outermost recording's InputOf, for a branch or loop body.
+    llvm::SmallVector<const rt::Array *, 4> *Shared = nullptr;
+    /// The stand-ins of the awhile loops around P, outermost first.
+    llvm::SmallVector<const Node *, 2> Loops;
     /// The consumers made for producers run as arrays, alive while StepOf
     /// holds their addresses.
     std::vector<std::shared_ptr<Node>> Made;
-    /// The input that Use node U holds.
-    Plan::Source input(const Node &U);
+    /// What Use node U holds: an input, or a loop's value.
+    llvm::Expected<Plan::Source> input(const Node &U);
   };
+  /// The step of an acond or awhile N, and the plans of its parts.
+  llvm::Expected<Plan::Source> recordControl(const NodeRef &N, Recording &R);
   /// Where the value of N comes from: an input or a step's output.
   llvm::Expected<Plan::Source> recordValue(const NodeRef &N, Recording &R);
   /// The step that runs consumer C, its inputs' steps recorded first.
@@ -557,25 +597,34 @@ void RuntimeImpl::evict() {
   }
 }
 
-Plan::Source RuntimeImpl::Recording::input(const Node &U) {
-  const auto *It = llvm::find(InputOf, U.Data.get());
-  if (It == InputOf.end()) {
-    InputOf.push_back(U.Data.get());
-    P.Inputs.push_back(&U);
-    It = InputOf.end() - 1;
+llvm::Expected<Plan::Source> RuntimeImpl::Recording::input(const Node &U) {
+  if (U.LoopValue) {
+    for (size_t K = 0; K < Loops.size(); ++K)
+      if (Loops[K] == &U)
+        return Plan::Source{-1, 0, 0, int(K)};
+    return failure("awhile: the loop's value is used outside the loop's "
+                   "condition and step");
   }
-  return Plan::Source{int(It - InputOf.begin()), 0, 0};
+  if (!U.Data)
+    return failure("run: a use of no array");
+  auto &Table = Shared ? *Shared : InputOf;
+  const auto *It = llvm::find(Table, U.Data.get());
+  if (It == Table.end()) {
+    Table.push_back(U.Data.get());
+    Top.Inputs.push_back(&U);
+    It = Table.end() - 1;
+  }
+  return Plan::Source{int(It - Table.begin()), 0, 0};
 }
 
 llvm::Expected<Plan::Source> RuntimeImpl::recordValue(const NodeRef &N,
                                                       Recording &R) {
   if (!N->Error.empty())
     return failure(N->Error);
-  if (N->K == Op::Use) {
-    if (!N->Data)
-      return failure("run: a use of no array");
+  if (N->K == Op::Use)
     return R.input(*N);
-  }
+  if (N->K == Op::Cond || N->K == Op::While)
+    return recordControl(N, R);
   if (N->K == Op::Select || N->K == Op::Consumer) {
     bool Sel = N->K == Op::Select;
     auto S = recordConsumer(Sel ? *N->Kids[0] : *N, R);
@@ -619,10 +668,11 @@ llvm::Expected<NodeRef> RuntimeImpl::recordTree(const NodeRef &P, Recording &R,
     return recordManifest(P, R, S);
   auto C = copyNode(*P);
   if (P->K == Op::Use) {
-    if (!P->Data)
-      return failure("run: a use of no array");
+    auto From = R.input(*P);
+    if (!From)
+      return From.takeError();
     C->Data = nullptr;
-    S.Leaves.push_back({C.get(), R.input(*P)});
+    S.Leaves.push_back({C.get(), *From});
   }
   if (llvm::Error E = recordKids(*P, *C, R, S))
     return std::move(E);
@@ -671,12 +721,53 @@ llvm::Expected<unsigned> RuntimeImpl::recordConsumer(const Node &C,
   return Ix;
 }
 
+llvm::Expected<Plan::Source> RuntimeImpl::recordControl(const NodeRef &N,
+                                                       Recording &R) {
+  for (auto [Done, Ix] : R.ArrayOf)
+    if (Done == N.get())
+      return Plan::Source{-1, Ix, 0};
+  auto C = std::make_unique<Plan::Control>();
+  C->IsLoop = N->K == Op::While;
+  auto First = recordValue(N->Kids[0], R);
+  if (!First)
+    return First.takeError();
+  C->First = *First;
+  // A part's plan, reading the loop's value when Loop is its stand-in.
+  auto Part = [&](const NodeRef &E,
+                  const Node *Loop) -> llvm::Expected<std::unique_ptr<Plan>> {
+    auto Sub = std::make_unique<Plan>();
+    Recording Inner(*Sub, R);
+    if (Loop)
+      Inner.Loops.push_back(Loop);
+    auto Result = recordValue(E, Inner);
+    if (!Result)
+      return Result.takeError();
+    Sub->Result = *Result;
+    return std::move(Sub);
+  };
+  const Node *Loop = C->IsLoop ? N->Kids[3].get() : nullptr;
+  auto A = Part(N->Kids[1], Loop);
+  if (!A)
+    return A.takeError();
+  auto B = Part(N->Kids[2], Loop);
+  if (!B)
+    return B.takeError();
+  (C->IsLoop ? C->Test : C->Then) = std::move(*A);
+  (C->IsLoop ? C->Then : C->Else) = std::move(*B);
+  Plan::Step S;
+  S.Ctl = std::move(C);
+  unsigned Ix = unsigned(R.P.Steps.size());
+  R.P.Steps.push_back(std::move(S));
+  R.ArrayOf.push_back({N.get(), Ix});
+  return Plan::Source{-1, Ix, 0};
+}
+
 llvm::Expected<std::shared_ptr<Plan>> RuntimeImpl::record(const NodeRef &N,
                                                           bool Compile) {
   if (!N)
     return failure("run: an empty Acc");
   auto P = std::make_shared<Plan>();
-  Recording R{*P, Compile, {}, {}, {}, {}};
+  Recording R(*P, Compile);
   auto Result = recordValue(N, R);
   if (!Result)
     return Result.takeError();
@@ -687,7 +778,10 @@ llvm::Expected<std::shared_ptr<Plan>> RuntimeImpl::record(const NodeRef &N,
 llvm::Expected<std::shared_ptr<rt::Array>>
 RuntimeImpl::execute(Plan &P,
                      llvm::ArrayRef<const std::shared_ptr<rt::Array> *> In,
-                     std::shared_ptr<rt::Array> Into, bool Recycle) {
+                     std::shared_ptr<rt::Array> Into, bool Recycle,
+                     llvm::ArrayRef<std::shared_ptr<rt::Array>> Loops) {
+  if (P.Result.Loop >= 0)
+    return Loops[size_t(P.Result.Loop)];
   if (P.Result.Param >= 0)
     return *In[size_t(P.Result.Param)];
   // The result is written into Into only where no input is Into.
@@ -695,19 +789,31 @@ RuntimeImpl::execute(Plan &P,
     for (const std::shared_ptr<rt::Array> *A : In)
       if ((*A)->numFields() && (*A)->data(0) == Into->data(0))
         Into = nullptr;
-  Recycle = Recycle && !Into && P.Result.Output == 0;
+  Recycle = Recycle && !Into && P.Result.Output == 0 &&
+            P.Steps[P.Result.Step].Root;
   if (Recycle) {
     const Node &Root = *P.Steps[P.Result.Step].Root;
     Into = P.Recycled.take(Root.Type, Root.Sh);
   }
   llvm::SmallVector<llvm::SmallVector<std::shared_ptr<rt::Array>, 2>, 2> Outs(
       P.Steps.size());
+  auto ValueOf = [&](const Plan::Source &From) -> const std::shared_ptr<rt::Array> & {
+    if (From.Loop >= 0)
+      return Loops[size_t(From.Loop)];
+    return From.Param >= 0 ? *In[size_t(From.Param)]
+                           : Outs[From.Step][From.Output];
+  };
   for (unsigned I = 0; I < P.Steps.size(); ++I) {
     Plan::Step &S = P.Steps[I];
+    if (S.Ctl) {
+      auto V = control(*S.Ctl, In, Loops, ValueOf(S.Ctl->First));
+      if (!V)
+        return V.takeError();
+      Outs[I].push_back(std::move(*V));
+      continue;
+    }
     for (auto &[Leaf, From] : S.Leaves) {
-      const std::shared_ptr<rt::Array> &A =
-          From.Param >= 0 ? *In[size_t(From.Param)]
-                          : Outs[From.Step][From.Output];
+      const std::shared_ptr<rt::Array> &A = ValueOf(From);
       Leaf->Data = A;
       if (!(Leaf->Sh == A->shape()))
         Leaf->Sh = A->shape();
@@ -734,6 +840,36 @@ RuntimeImpl::execute(Plan &P,
   if (Recycle)
     P.Recycled.keep(Result);
   return Result;
+}
+
+/// Whether a scalar of bool holds.
+static bool holds(const rt::Array &A) {
+  return A.size() == 1 && *static_cast<const uint8_t *>(A.data(0)) != 0;
+}
+
+llvm::Expected<std::shared_ptr<rt::Array>>
+RuntimeImpl::control(Plan::Control &C,
+                     llvm::ArrayRef<const std::shared_ptr<rt::Array> *> In,
+                     llvm::ArrayRef<std::shared_ptr<rt::Array>> Loops,
+                     std::shared_ptr<rt::Array> First) {
+  if (!C.IsLoop)
+    return execute(holds(*First) ? *C.Then : *C.Else, In, nullptr,
+                   /*Recycle=*/false, Loops);
+  llvm::SmallVector<std::shared_ptr<rt::Array>, 2> Inner(Loops.begin(),
+                                                         Loops.end());
+  Inner.push_back(std::move(First));
+  for (;;) {
+    auto Test = execute(*C.Test, In, nullptr, /*Recycle=*/false, Inner);
+    if (!Test)
+      return Test.takeError();
+    if (!holds(**Test))
+      break;
+    auto Next = execute(*C.Then, In, nullptr, /*Recycle=*/false, Inner);
+    if (!Next)
+      return Next.takeError();
+    Inner.back() = std::move(*Next);
+  }
+  return std::move(Inner.back());
 }
 
 Plan *RuntimeImpl::takePlan(const Node *N) {
@@ -816,7 +952,8 @@ RuntimeImpl::run(const NodeRef &N, std::shared_ptr<rt::Array> Into) {
   }
   // A new expression, which may never run again: its result goes to the
   // Runtime's spares, not the plan's.
-  bool Spare = !Into && P->Result.Param < 0 && P->Result.Output == 0;
+  bool Spare = !Into && P->Result.Param < 0 && P->Result.Loop < 0 &&
+               P->Result.Output == 0 && P->Steps[P->Result.Step].Root;
   if (Spare) {
     const Node &Root = *P->Steps[P->Result.Step].Root;
     std::lock_guard<std::mutex> Lock(PlanLock);
@@ -842,6 +979,11 @@ llvm::Expected<std::shared_ptr<Node>> RuntimeImpl::rootOf(const NodeRef &N) {
   auto P = record(Top, /*Compile=*/false);
   if (!P)
     return P.takeError();
+  if (!(*P)->Steps[(*P)->Result.Step].Root)
+    return failure(fmt::format("{}: runs the kernels of its parts as its "
+                               "condition says, and has no kernel of its own; "
+                               "ask for a part's",
+                               N->Name));
   return (*P)->Steps[(*P)->Result.Step].Root;
 }
 

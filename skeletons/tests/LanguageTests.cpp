@@ -408,3 +408,175 @@ TEST_CASE("LLQ_FUSION=off turns fusion off where the options leave it unset") {
   CHECK(LaunchesOf(Off) > LaunchesOf(On));
   CHECK(LaunchesOf(Explicit) == LaunchesOf(Off));
 }
+
+namespace {
+
+Fn below(int32_t) { return LLQ_FN("i1 (i32 %x)", "%r = icmp slt i32 %x, 1000"); }
+Fn doubled() { return LLQ_FN("i32 (i32 %x)", "%r = mul i32 %x, 2"); }
+Fn addI() { return LLQ_FN("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b"); }
+Fn isPositive() { return LLQ_FN("i1 (i32 %x)", "%r = icmp sgt i32 %x, 0"); }
+
+} // namespace
+
+TEST_CASE("acond computes the condition, then only the branch it chooses") {
+  for (Runtime *R : runtimes())
+    for (int64_t N : {int64_t(1), int64_t(7), int64_t(1001)}) {
+      CAPTURE(N);
+      for (int32_t Sign : {1, -1}) {
+        std::vector<int32_t> Xs(static_cast<size_t>(N));
+        for (int64_t I = 0; I < N; ++I)
+          Xs[size_t(I)] = Sign * int32_t(I + 1);
+        Array<int32_t> X = fromVector(Xs);
+        // The sum's sign chooses: doubled if positive, else plus one.
+        Acc E = acond(map(isPositive(), sum(X)), map(doubled(), X), map(plusOne(), X));
+        std::vector<int32_t> Want = Xs;
+        for (int32_t &V : Want)
+          V = Sign > 0 ? V * 2 : V + 1;
+        CHECK(R->run<int32_t>(E).toVector() == Want);
+        // Only the chosen branch runs: the launches are the condition's and
+        // one branch's.
+        RuntimeStats A = R->stats();
+        R->run(map(isPositive(), sum(X)));
+        RuntimeStats B = R->stats();
+        R->run(map(doubled(), X));
+        RuntimeStats C = R->stats();
+        R->run(E);
+        CHECK(R->stats().Launches - C.Launches ==
+              (B.Launches - A.Launches) + (C.Launches - B.Launches));
+      }
+    }
+}
+
+TEST_CASE("awhile steps its value while the condition holds, compiling its body once") {
+  for (Runtime *R : runtimes())
+    for (int64_t N : {int64_t(0), int64_t(1), int64_t(7), int64_t(1001), int64_t(100003)}) {
+      CAPTURE(N);
+      std::vector<int32_t> Xs = randomInts(N, unsigned(N) + 9);
+      for (int32_t &X : Xs)
+        X = std::abs(X) % 50 + 1;
+      Array<int32_t> X = fromVector(Xs);
+      // Doubles every element until all are at least 1000.
+      auto Cond = [](const Acc &V) { return any(below(0), V); };
+      auto Step = [](const Acc &V) { return map(doubled(), V); };
+      Acc E = awhile(Cond, Step, X);
+      std::vector<int32_t> Want = Xs;
+      int Iterations = 0;
+      while (std::any_of(Want.begin(), Want.end(), [](int32_t V) { return V < 1000; })) {
+        for (int32_t &V : Want)
+          V *= 2;
+        ++Iterations;
+      }
+      CHECK((N == 0) == (Iterations == 0));
+      RuntimeStats Before = R->stats();
+      CHECK(R->run<int32_t>(E).toVector() == Want);
+      // Iterations compile nothing: a new loop of the same structure over
+      // other data finds every kernel.
+      Array<int32_t> Y = fromVector(std::vector<int32_t>(size_t(N), 3));
+      RuntimeStats Mid = R->stats();
+      std::vector<int32_t> WantY(size_t(N), 3 * 512);
+      CHECK(R->run<int32_t>(awhile(Cond, Step, Y)).toVector() == WantY);
+      CHECK(R->stats().KernelsBuilt == Mid.KernelsBuilt);
+      CHECK(Mid.KernelsBuilt - Before.KernelsBuilt <= 3);
+      // The same Acc again, and prepared on other inputs.
+      CHECK(R->run<int32_t>(E).toVector() == Want);
+      Prepared P = R->prepare(E);
+      CHECK(P(Y).as<int32_t>().toVector() == WantY);
+    }
+}
+
+TEST_CASE("awhile's body reads other arrays, nests, and stops at once when the condition fails") {
+  for (Runtime *R : runtimes()) {
+    std::vector<int32_t> Xs = {1, 2, 3, 4, 5}, Ds = {5, 4, 3, 2, 1};
+    Array<int32_t> X = fromVector(Xs), D = fromVector(Ds);
+    // X + k*D until the sum passes 200: the step reads D, which is not the
+    // loop's value.
+    auto Big = LLQ_FN("i1 (i32 %s)", "%r = icmp slt i32 %s, 200");
+    Acc E = awhile([&](const Acc &V) { return map(Big, sum(V)); },
+                   [&](const Acc &V) { return zipWith(addI(), V, D); }, X);
+    std::vector<int32_t> Want = Xs;
+    while (std::accumulate(Want.begin(), Want.end(), 0) < 200)
+      for (size_t I = 0; I < Want.size(); ++I)
+        Want[I] += Ds[I];
+    CHECK(R->run<int32_t>(E).toVector() == Want);
+    // A condition false from the start: the initial value, computed.
+    CHECK(R->run<int32_t>(awhile([&](const Acc &V) { return map(Big, sum(V)); },
+                                 [&](const Acc &V) { return map(doubled(), V); },
+                                 map(doubled(), fromVector(std::vector<int32_t>{500}))))
+              .toVector() == std::vector<int32_t>{1000});
+    // Nested: the outer loop adds D while the sum is below 200; each step
+    // first doubles the value while its first element is below 50.
+    auto FirstBelow = LLQ_FN("i1 (i32 %x)", "%r = icmp slt i32 %x, 50");
+    Acc Nested = awhile(
+        [&](const Acc &V) { return map(Big, sum(V)); },
+        [&](const Acc &V) {
+          Acc Grown = awhile([&](const Acc &W) { return map(FirstBelow, sum(take(1, W))); },
+                             [&](const Acc &W) { return map(doubled(), W); }, V);
+          return zipWith(addI(), Grown, D);
+        },
+        X);
+    std::vector<int32_t> W = Xs;
+    while (std::accumulate(W.begin(), W.end(), 0) < 200) {
+      while (W[0] < 50)
+        for (int32_t &V : W)
+          V *= 2;
+      for (size_t I = 0; I < W.size(); ++I)
+        W[I] += Ds[I];
+    }
+    CHECK(R->run<int32_t>(Nested).toVector() == W);
+    // Inside an expression: a map over the loop's result, an acond in the
+    // step.
+    Acc Inner = map(plusOne(),
+                    awhile([&](const Acc &V) { return map(Big, sum(V)); },
+                           [&](const Acc &V) {
+                             return acond(map(isPositive(), sum(V)), map(doubled(), V),
+                                          map(plusOne(), V));
+                           },
+                           X));
+    std::vector<int32_t> Q = Xs;
+    while (std::accumulate(Q.begin(), Q.end(), 0) < 200)
+      for (int32_t &V : Q)
+        V *= 2;
+    for (int32_t &V : Q)
+      V += 1;
+    CHECK(R->run<int32_t>(Inner).toVector() == Q);
+  }
+}
+
+TEST_CASE("acond and awhile mistakes are errors where the expression is built") {
+  Array<int32_t> X = fromVector(std::vector<int32_t>{1, 2, 3});
+  Array<int32_t> Y = fromVector(std::vector<int32_t>{1, 2});
+  Acc Yes = map(isPositive(), sum(X));
+  CHECK(acond(X, X, X).error() ==
+        "acond: the condition is an array of i32 of shape [3]; it must be a scalar of bool (rank 0)");
+  CHECK(acond(sum(X), X, X).error() ==
+        "acond: the condition is a scalar of i32; it must be a scalar of bool (rank 0)");
+  CHECK(acond(Yes, X, Y).error() ==
+        "acond: the branches are an array of i32 of shape [3] and an array of i32 of shape "
+        "[2]; they must have one element type and shape");
+  auto Id = [](const Acc &V) { return V; };
+  CHECK(awhile([](const Acc &V) { return V; }, Id, X).error() ==
+        "awhile: the condition gives an array of i32 of shape [3]; it must give a scalar of "
+        "bool (rank 0)");
+  CHECK(awhile([](const Acc &V) { return any(isPositive(), V); },
+               [](const Acc &V) { return take(2, V); }, X)
+            .error() == "awhile: the step gives an array of i32 of shape [2] from an array "
+                        "of i32 of shape [3]; it must keep the element type and shape");
+  // A mistake inside the body is the one reported.
+  CHECK(awhile([](const Acc &V) { return any(isPositive(), V); },
+               [](const Acc &V) { return take(-1, V); }, X)
+            .error() == "take: the count -1 is negative");
+  // The loop's value kept past the loop and used elsewhere.
+  Acc Leaked;
+  Acc Loop = awhile([&](const Acc &V) {
+                      Leaked = V;
+                      return any(isPositive(), V);
+                    },
+                    [](const Acc &V) { return V; }, X);
+  CHECK_THROWS_WITH_AS(runtime(BackendKind::CPU, true).run(map(plusOne(), Leaked)),
+                       "awhile: the loop's value is used outside the loop's condition and step",
+                       ArrayError);
+  // kernelIR has no single kernel to show.
+  auto IR = runtime(BackendKind::CPU, true).kernelIR(Loop);
+  REQUIRE(!IR);
+  CHECK(llvm::toString(IR.takeError()).find("awhile: runs the kernels of its parts") == 0);
+}

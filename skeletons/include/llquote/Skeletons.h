@@ -433,6 +433,21 @@ Acc stencil(const Fn &F, const Boundary &B, const Acc &A);
 Acc stencil2(const Fn &F, const Boundary &BA, const Acc &A,
              const Boundary &BB, const Acc &B);
 
+//===-- Control: a choice and a loop inside one run ------------------------===//
+
+/// A if P holds, else B (Accelerate's acond). P is a scalar of bool (rank
+/// 0) that the program computes: it is computed first, then only the
+/// array chosen. A and B have one element type and shape.
+Acc acond(const Acc &P, const Acc &A, const Acc &B);
+/// Accelerate's awhile: from Init, X = Step(X) as long as Cond(X), a scalar
+/// of bool, holds; the result is the first X for which it does not. Cond
+/// and Step are called once, here, on a stand-in for the loop's value: the
+/// expressions they return are the loop's body, planned and compiled once
+/// by the run, whatever the number of iterations. Step(X) keeps X's
+/// element type and shape. Each iteration reads one bool back to the host.
+Acc awhile(const std::function<Acc(const Acc &)> &Cond,
+           const std::function<Acc(const Acc &)> &Step, const Acc &Init);
+
 //===-- Running ------------------------------------------------------------===//
 
 enum class BackendKind : uint8_t {

@@ -59,6 +59,10 @@ enum class Op : uint8_t {
   EnumFromN,   ///< Consts[0] + linear position
   Consumer,    ///< A skeleton's kernel: Skel.
   Select,      ///< Output Code[0] of the multi-output consumer Kids[0].
+  Cond,        ///< Kids[1] if the scalar Kids[0] holds, else Kids[2] (acond).
+  While,       ///< Kids[0], then Kids[2] of it while Kids[1] of it holds
+               ///< (awhile); both read the loop's value as Kids[3], a Use
+               ///< of no array (Node::LoopValue).
 };
 
 struct Node {
@@ -102,7 +106,14 @@ struct Node {
   /// says that the expression is too deep.
   unsigned Depth = 1;
 
-  bool isProducer() const { return K != Op::Consumer && K != Op::Select; }
+  /// The stand-in for an awhile loop's value in its condition and step: a
+  /// Use of no array, which a run binds to the loop's array of the moment.
+  bool LoopValue = false;
+
+  bool isProducer() const {
+    return K != Op::Consumer && K != Op::Select && K != Op::Cond &&
+           K != Op::While;
+  }
 };
 
 /// A new node; Error is set from the first kid that has one.
