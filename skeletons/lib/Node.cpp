@@ -167,6 +167,11 @@ std::shared_ptr<Node> llq::detail::makeNode(Op K, const char *Name,
     }
     if (!Kid->Error.empty() && N->Error.empty())
       N->Error = Kid->Error;
+    if (Kid->LengthAfterRun && N->Error.empty())
+      N->Error = fmt::format(
+          "{}: the result of {} has a length that only a run decides; run "
+          "it, then use the array it gives",
+          Name, Kid->Name);
   }
   for (const NodeRef &Kid : Kids)
     if (Kid)

@@ -580,3 +580,91 @@ TEST_CASE("acond and awhile mistakes are errors where the expression is built") 
   REQUIRE(!IR);
   CHECK(llvm::toString(IR.takeError()).find("awhile: runs the kernels of its parts") == 0);
 }
+
+TEST_CASE("filter and compact keep the elements a test passes, in order") {
+  auto Even = LLQ_FN("i1 (i32 %x)", "%m = srem i32 %x, 2\n %r = icmp eq i32 %m, 0");
+  auto Never = LLQ_FN("i1 (i32 %x)", "%r = icmp eq i32 %x, 12345678");
+  for (Runtime *R : runtimes())
+    for (int64_t N : Sizes) {
+      CAPTURE(N);
+      std::vector<int32_t> Xs = randomInts(N, unsigned(N) + 21);
+      Array<int32_t> X = fromVector(Xs);
+      std::vector<int32_t> Evens, Kept, Positive;
+      for (int32_t V : Xs) {
+        if (V % 2 == 0)
+          Evens.push_back(V);
+        if ((V + 1) % 2 == 0)
+          Kept.push_back(V);
+        if (V > 0)
+          Positive.push_back(V);
+      }
+      Array<> F = R->run(filter(Even, X));
+      CHECK(F.shape().rank() == 1);
+      CHECK(F.as<int32_t>().toVector() == Evens);
+      CHECK(R->run<int32_t>(filter(Never, X)).toVector().empty());
+      // Fused producers under the test: the test sees x + 1 and keeps it.
+      std::vector<int32_t> Plus;
+      for (int32_t V : Xs)
+        if ((V + 1) % 2 == 0)
+          Plus.push_back(V + 1);
+      CHECK(R->run<int32_t>(filter(Even, map(plusOne(), X))).toVector() == Plus);
+      // compact: flags computed by a fused map; the shorter length rules.
+      CHECK(R->run<int32_t>(compact(map(isPositive(), X), X)).toVector() == Positive);
+      Array<int32_t> Half = fromVector(std::vector<int32_t>(Xs.begin(), Xs.begin() + N / 2));
+      std::vector<int32_t> FirstHalf;
+      for (int64_t I = 0; I < N / 2; ++I)
+        if (Xs[size_t(I)] > 0)
+          FirstHalf.push_back(Xs[size_t(I)]);
+      CHECK(R->run<int32_t>(compact(map(isPositive(), Half), X)).toVector() == FirstHalf);
+      // Kept elements of tuples, every field.
+      std::vector<double> Ds(Xs.begin(), Xs.end());
+      auto T = fromVectors<int32_t, double>({N}, Xs, Ds);
+      auto FirstEven = LLQ_FN("i1 ({ i32, double } %p)",
+                              "%x = extractvalue { i32, double } %p, 0\n"
+                              " %m = srem i32 %x, 2\n %r = icmp eq i32 %m, 0");
+      auto KT = R->run(filter(FirstEven, T)).as<std::tuple<int32_t, double>>().toVector();
+      REQUIRE(KT.size() == Evens.size());
+      for (size_t I = 0; I < KT.size(); ++I)
+        CHECK(KT[I] == std::tuple<int32_t, double>(Evens[I], double(Evens[I])));
+    }
+}
+
+TEST_CASE("a filter run again gives the length of the data it finds") {
+  auto Even = LLQ_FN("i1 (i32 %x)", "%m = srem i32 %x, 2\n %r = icmp eq i32 %m, 0");
+  Runtime &R = runtime(BackendKind::CPU, true);
+  std::vector<int32_t> Xs(20000);
+  std::iota(Xs.begin(), Xs.end(), 0);
+  Array<int32_t> X = fromVector(Xs);
+  Acc E = filter(Even, X);
+  CHECK(R.run<int32_t>(E).toVector().size() == 10000);
+  // The input changed in place: the kept plan finds another length.
+  int32_t *D = static_cast<int32_t *>(X.raw().data(0));
+  for (int32_t I = 0; I < 20000; ++I)
+    D[I] = I < 300 ? 2 * I : 1;
+  std::vector<int32_t> Got = R.run<int32_t>(E).toVector();
+  REQUIRE(Got.size() == 300);
+  CHECK(Got[299] == 598);
+  // Prepared, on another input of the same shape: all kept.
+  Prepared P = R.prepare(E);
+  CHECK(P(fromVector(std::vector<int32_t>(20000, 4))).as<int32_t>().toVector().size() == 20000);
+}
+
+TEST_CASE("filter mistakes are errors that say what was wrong") {
+  Array<int32_t> X = fromVector(randomInts(6, 3));
+  auto Twice = LLQ_FN("i32 (i32 %x)", "%r = mul i32 %x, 2");
+  auto Even = LLQ_FN("i1 (i32 %x)", "%m = srem i32 %x, 2\n %r = icmp eq i32 %m, 0");
+  std::string E = filter(Twice, X).error();
+  CHECK(E.find("LanguageTests.cpp:") != std::string::npos);
+  CHECK(E.find("error: filter needs a function that returns i1, but this one returns i32") !=
+        std::string::npos);
+  CHECK(filter(Even, fromVector({2, 3}, randomInts(6, 3))).error() ==
+        "filter: needs a vector, not an array of shape [2, 3] (reshape it to one)");
+  CHECK(compact(X, X).error() == "compact: the flags must be a vector of bool, not i32 of shape [6]");
+  CHECK(map(Twice, filter(Even, X)).error() ==
+        "map: the result of filter has a length that only a run decides; run it, then use "
+        "the array it gives");
+  // Run first, then use: fine.
+  Array<> Kept = runtime(BackendKind::CPU, true).run(filter(Even, X));
+  CHECK(runtime(BackendKind::CPU, true).run<int32_t>(map(Twice, Kept)).toVector().size() ==
+        size_t(Kept.size()));
+}

@@ -433,6 +433,15 @@ Acc stencil(const Fn &F, const Boundary &B, const Acc &A);
 Acc stencil2(const Fn &F, const Boundary &BA, const Acc &A,
              const Boundary &BB, const Acc &B);
 
+/// The elements of the vector A for which P (i1 (A)) holds, in order
+/// (Accelerate's filter), and those whose flag (a vector of bool; over the
+/// shorter of the two) is set (compact). The length is known only after
+/// the run: the result may be run and its array used in later expressions,
+/// but not used inside another expression (an error says so); its shape()
+/// before the run is its bound, A's length.
+Acc filter(const Fn &P, const Acc &A);
+Acc compact(const Acc &Flags, const Acc &A);
+
 //===-- Control: a choice and a loop inside one run ------------------------===//
 
 /// A if P holds, else B (Accelerate's acond). P is a scalar of bool (rank

@@ -109,6 +109,9 @@ struct Node {
   /// The stand-in for an awhile loop's value in its condition and step: a
   /// Use of no array, which a run binds to the loop's array of the moment.
   bool LoopValue = false;
+  /// A result whose length only a run decides (filter, compact): it may be
+  /// run, but not used inside another expression.
+  bool LengthAfterRun = false;
 
   bool isProducer() const {
     return K != Op::Consumer && K != Op::Select && K != Op::Cond &&

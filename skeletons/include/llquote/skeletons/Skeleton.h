@@ -428,6 +428,11 @@ public:
   int64_t grain(int64_t HostGrain) const;
 
   llvm::SmallVector<std::shared_ptr<rt::Array>, 2> Outputs;
+  /// Set by a skeleton whose first phases run before it knows its outputs'
+  /// shapes (filter counts, then allocates): an output not yet allocated
+  /// is passed as a null pointer, which those phases must not write.
+  /// Otherwise a phase that writes an unallocated output is an error.
+  bool OutputsPending = false;
   /// The values of the kernel's Host slots.
   llvm::SmallVector<uint64_t, 4> Host;
 
