@@ -174,6 +174,8 @@ struct Plan {
   /// it, depth first, left to right.
   std::vector<const Node *> Inputs;
   Source Result;
+  /// The other results of a run of several expressions (runAll).
+  std::vector<Source> More;
   /// Small results of its runs, written into again (Spares).
   Spares<2> Recycled;
   /// Taken by a run (RuntimeImpl::takePlan): no other run may use it.
@@ -264,6 +266,10 @@ public:
   /// expression (the same Acc) run before reuses its plan: no walk, no key.
   llvm::Expected<std::shared_ptr<rt::Array>>
   run(const NodeRef &N, std::shared_ptr<rt::Array> Into = nullptr);
+  /// Computes every expression of Ns in one plan: what they share is
+  /// computed once.
+  llvm::Expected<std::vector<std::shared_ptr<rt::Array>>>
+  runAll(llvm::ArrayRef<NodeRef> Ns);
   /// N's plan, every kernel found or compiled (Runtime::prepare); with
   /// Compile false, its trees only (kernelIR).
   llvm::Expected<std::shared_ptr<Plan>> record(const NodeRef &N,
@@ -271,10 +277,12 @@ public:
   /// Runs P on In (one array per input, of the shapes recorded), into
   /// Into where it fits, else with Recycle into one of P's spares.
   /// Loops holds the values of the awhile loops around P, outermost first.
+  /// More, if given, receives the values of P.More.
   llvm::Expected<std::shared_ptr<rt::Array>>
   execute(Plan &P, llvm::ArrayRef<const std::shared_ptr<rt::Array> *> In,
           std::shared_ptr<rt::Array> Into, bool Recycle = true,
-          llvm::ArrayRef<std::shared_ptr<rt::Array>> Loops = {});
+          llvm::ArrayRef<std::shared_ptr<rt::Array>> Loops = {},
+          std::vector<std::shared_ptr<rt::Array>> *More = nullptr);
   /// Runs an acond or awhile whose First value is First.
   llvm::Expected<std::shared_ptr<rt::Array>>
   control(Plan::Control &C,
@@ -333,6 +341,9 @@ private:
     llvm::SmallVector<const rt::Array *, 4> *Shared = nullptr;
     /// The stand-ins of the awhile loops around P, outermost first.
     llvm::SmallVector<const Node *, 2> Loops;
+    /// Producers that several results of one run read (runAll): each is
+    /// computed once, as an array, instead of fused into every reader.
+    llvm::SmallPtrSet<const Node *, 8> Meet;
     /// The consumers made for producers run as arrays, alive while StepOf
     /// holds their addresses.
     std::vector<std::shared_ptr<Node>> Made;
@@ -684,11 +695,14 @@ llvm::Error RuntimeImpl::recordKids(const Node &From, Node &To, Recording &R,
   // Without fusion, a producer's value is read from memory by whatever
   // uses it, except by the copy that computes it; a reshape is only
   // another view of the same elements, and a manifest array is one.
-  bool Unfused = !Fusion && From.Skel != &materializeSkeleton();
+  // The copy that computes a producer as an array reads it fused, and
+  // nothing else than it.
+  bool Copy = From.Skel == &materializeSkeleton();
+  bool Unfused = !Fusion && !Copy;
   for (size_t I = 0; I < From.Kids.size(); ++I) {
     const Node &Kid = *From.Kids[I];
     bool Manifest =
-        From.ManifestKids & (1u << I) ||
+        From.ManifestKids & (1u << I) || (!Copy && R.Meet.count(&Kid)) ||
         (Unfused && Kid.isProducer() && Kid.K != Op::Use && Kid.K != Op::Reshape);
     auto K = Manifest ? recordManifest(From.Kids[I], R, S)
                       : recordTree(From.Kids[I], R, S);
@@ -779,17 +793,22 @@ llvm::Expected<std::shared_ptr<rt::Array>>
 RuntimeImpl::execute(Plan &P,
                      llvm::ArrayRef<const std::shared_ptr<rt::Array> *> In,
                      std::shared_ptr<rt::Array> Into, bool Recycle,
-                     llvm::ArrayRef<std::shared_ptr<rt::Array>> Loops) {
-  if (P.Result.Loop >= 0)
+                     llvm::ArrayRef<std::shared_ptr<rt::Array>> Loops,
+                     std::vector<std::shared_ptr<rt::Array>> *More) {
+  bool Others = More && !P.More.empty();
+  if (P.Result.Loop >= 0 && !Others)
     return Loops[size_t(P.Result.Loop)];
-  if (P.Result.Param >= 0)
+  if (P.Result.Param >= 0 && !Others)
     return *In[size_t(P.Result.Param)];
   // The result is written into Into only where no input is Into.
   if (Into && Into->numFields())
     for (const std::shared_ptr<rt::Array> *A : In)
       if ((*A)->numFields() && (*A)->data(0) == Into->data(0))
         Into = nullptr;
-  Recycle = Recycle && !Into && P.Result.Output == 0 &&
+  bool FromStep = P.Result.Param < 0 && P.Result.Loop < 0;
+  if (!FromStep)
+    Into = nullptr;
+  Recycle = Recycle && !Into && FromStep && P.Result.Output == 0 &&
             P.Steps[P.Result.Step].Root;
   if (Recycle) {
     const Node &Root = *P.Steps[P.Result.Step].Root;
@@ -835,8 +854,12 @@ RuntimeImpl::execute(Plan &P,
     Launches += S.K->numPhases();
     Outs[I] = std::move(L.Outputs);
   }
+  if (More)
+    for (const Plan::Source &S : P.More)
+      More->push_back(ValueOf(S));
   std::shared_ptr<rt::Array> Result =
-      std::move(Outs[P.Result.Step][P.Result.Output]);
+      FromStep ? std::move(Outs[P.Result.Step][P.Result.Output])
+               : ValueOf(P.Result);
   if (Recycle)
     P.Recycled.keep(Result);
   return Result;
@@ -964,6 +987,71 @@ RuntimeImpl::run(const NodeRef &N, std::shared_ptr<rt::Array> Into) {
   return R;
 }
 
+/// The producers that the expressions Roots meet at: reached from two of
+/// them by paths that join there (a producer below such a one is reached
+/// only through it, and is not counted).
+static llvm::SmallPtrSet<const Node *, 8>
+sharedProducers(llvm::ArrayRef<NodeRef> Roots) {
+  std::unordered_map<const Node *, uint64_t> Reach;
+  for (size_t I = 0; I < Roots.size(); ++I) {
+    uint64_t Bit = uint64_t(1) << (I % 64);
+    std::vector<const Node *> Work{Roots[I].get()};
+    while (!Work.empty()) {
+      const Node *N = Work.back();
+      Work.pop_back();
+      uint64_t &M = Reach[N];
+      if (M & Bit)
+        continue;
+      M |= Bit;
+      for (const NodeRef &K : N->Kids)
+        Work.push_back(K.get());
+    }
+  }
+  llvm::SmallPtrSet<const Node *, 8> Shared;
+  for (auto &[N, M] : Reach)
+    for (const NodeRef &K : N->Kids)
+      if (K->isProducer() && K->K != Op::Use && Reach.find(K.get())->second != M)
+        Shared.insert(K.get());
+  for (const NodeRef &Root : Roots)
+    if (Root->isProducer() && Root->K != Op::Use && Reach[Root.get()] != 0 &&
+        (Reach[Root.get()] & (Reach[Root.get()] - 1)))
+      Shared.insert(Root.get());
+  return Shared;
+}
+
+llvm::Expected<std::vector<std::shared_ptr<rt::Array>>>
+RuntimeImpl::runAll(llvm::ArrayRef<NodeRef> Ns) {
+  for (const NodeRef &N : Ns) {
+    if (!N)
+      return failure("run: an empty Acc");
+    if (!N->Error.empty())
+      return failure(N->Error);
+  }
+  if (Ns.empty())
+    return std::vector<std::shared_ptr<rt::Array>>();
+  Plan P;
+  Recording R(P, /*Compile=*/true);
+  R.Meet = sharedProducers(Ns);
+  for (size_t I = 0; I < Ns.size(); ++I) {
+    auto S = recordValue(Ns[I], R);
+    if (!S)
+      return S.takeError();
+    if (I == 0)
+      P.Result = *S;
+    else
+      P.More.push_back(*S);
+  }
+  llvm::SmallVector<const std::shared_ptr<rt::Array> *, 4> In;
+  for (const Node *U : P.Inputs)
+    In.push_back(&U->Data);
+  std::vector<std::shared_ptr<rt::Array>> Out;
+  auto First = execute(P, In, nullptr, /*Recycle=*/false, {}, &Out);
+  if (!First)
+    return First.takeError();
+  Out.insert(Out.begin(), std::move(*First));
+  return Out;
+}
+
 llvm::Expected<std::shared_ptr<Node>> RuntimeImpl::rootOf(const NodeRef &N) {
   // Only the kernel's code is wanted: the arrays it reads are not computed.
   if (!N->Error.empty())
@@ -1036,6 +1124,27 @@ llvm::Expected<Array<>> Runtime::tryRun(const Acc &A) {
   if (!R)
     return R.takeError();
   return Array<>(std::move(*R));
+}
+
+llvm::Expected<std::vector<Array<>>>
+Runtime::tryRunAll(const std::vector<Acc> &As) {
+  std::vector<NodeRef> Ns;
+  for (const Acc &A : As)
+    Ns.push_back(A.node());
+  auto R = P->runAll(Ns);
+  if (!R)
+    return R.takeError();
+  std::vector<Array<>> Out;
+  for (std::shared_ptr<rt::Array> &A : *R)
+    Out.emplace_back(std::move(A));
+  return Out;
+}
+
+std::vector<Array<>> Runtime::runAll(const std::vector<Acc> &As) {
+  auto R = tryRunAll(As);
+  if (!R)
+    throw ArrayError(llvm::toString(R.takeError()));
+  return std::move(*R);
 }
 
 Array<> Runtime::run(const Acc &A) {

@@ -668,3 +668,59 @@ TEST_CASE("filter mistakes are errors that say what was wrong") {
   CHECK(runtime(BackendKind::CPU, true).run<int32_t>(map(Twice, Kept)).toVector().size() ==
         size_t(Kept.size()));
 }
+
+TEST_CASE("several results in one run share what they have in common") {
+  auto Half = LLQ_FN("float (float %x)", "%r = fmul float %x, 0.5");
+  auto Add = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  for (Runtime *R : runtimes()) {
+    std::vector<float> Xs(1001);
+    for (size_t I = 0; I < Xs.size(); ++I)
+      Xs[I] = float(int(I % 17) - 8);
+    Array<float> X = fromVector(Xs);
+    float Sum = 0, Max = -INFINITY;
+    for (float V : Xs) {
+      Sum += V * 0.5f;
+      Max = std::max(Max, V * 0.5f);
+    }
+    auto LaunchesOf = [&](auto Run) {
+      RuntimeStats Before = R->stats();
+      Run();
+      return R->stats().Launches - Before.Launches;
+    };
+    uint64_t Copy = LaunchesOf([&] { R->run(map(Half, X)); });
+    uint64_t Fold = LaunchesOf([&] { R->run(sum(X)); });
+    // A producer two results read: computed once, as an array.
+    Acc M = map(Half, X);
+    uint64_t Both = LaunchesOf([&] {
+      auto [S, Mx] = R->run(sum(M), maximum(M));
+      CHECK(S.scalar().get<float>() == Sum);
+      CHECK(Mx.scalar().get<float>() == Max);
+    });
+    CHECK(Both == Copy + 2 * Fold);
+    // A consumer two results read runs once; a result may be the shared
+    // part itself, or an input.
+    Acc S = scanl(Add, 0.0f, X);
+    std::vector<Array<>> All = R->runAll({S, map(Half, S), X});
+    REQUIRE(All.size() == 3);
+    std::vector<float> Scan = All[0].as<float>().toVector();
+    REQUIRE(Scan.size() == Xs.size() + 1);
+    CHECK(Scan.back() == std::accumulate(Xs.begin(), Xs.end(), 0.0f));
+    std::vector<float> Halves = All[1].as<float>().toVector();
+    CHECK(Halves.back() == Scan.back() * 0.5f);
+    CHECK(All[2].raw().data(0) == X.raw().data(0));
+    uint64_t ScanOnce = LaunchesOf([&] { R->run(S); });
+    CHECK(LaunchesOf([&] { R->runAll({map(Half, S), S}); }) == ScanOnce + Copy);
+    // Results of three expressions, one of them a loop.
+    auto [A, B, C] = R->run(sum(X), take(2, M),
+                            awhile([](const Acc &V) { return any(LLQ_FN("i1 (float %x)", "%r = fcmp ogt float %x, 1.0"), V); },
+                                   [&](const Acc &V) { return map(Half, V); }, fromVector(std::vector<float>{8, 3})));
+    CHECK(A.scalar().get<float>() == std::accumulate(Xs.begin(), Xs.end(), 0.0f));
+    CHECK(B.as<float>().toVector() == std::vector<float>{Xs[0] * 0.5f, Xs[1] * 0.5f});
+    CHECK(C.as<float>().toVector() == std::vector<float>{1, 0.375f});
+  }
+  // A mistake in any expression is the run's error.
+  Array<int32_t> X = fromVector(randomInts(4, 2));
+  CHECK_THROWS_WITH_AS(runtime(BackendKind::CPU, true).run(sum(X), take(-2, X)),
+                       "take: the count -2 is negative", ArrayError);
+  CHECK(runtime(BackendKind::CPU, true).runAll({}).empty());
+}

@@ -618,6 +618,19 @@ public:
   /// otherwise as run(A). A loop that recomputes an array of one shape
   /// reuses one buffer instead of allocating a new one each time.
   Array<> run(const Acc &A, const detail::ArrayHandle &Into);
+  /// Computes several expressions in one run, returning their arrays in
+  /// order: a consumer they share runs once, and a producer that two of
+  /// them read (map(f, X) under both a sum and a maximum) is computed once,
+  /// as an array, where one expression alone would fuse it into each
+  /// reader.
+  template <typename... Accs,
+            typename = std::enable_if_t<(std::is_same_v<Accs, Acc> && ...)>>
+  auto run(const Acc &A, const Acc &B, const Accs &...More) {
+    std::vector<Array<>> All = runAll({A, B, More...});
+    return tupleOf(All, std::make_index_sequence<2 + sizeof...(More)>());
+  }
+  std::vector<Array<>> runAll(const std::vector<Acc> &As);
+  llvm::Expected<std::vector<Array<>>> tryRunAll(const std::vector<Acc> &As);
   /// As run(), with the failure returned.
   llvm::Expected<Array<>> tryRun(const Acc &A);
   llvm::Expected<Array<>> tryRun(const Acc &A, const detail::ArrayHandle &Into);
@@ -641,6 +654,10 @@ public:
   detail::RuntimeImpl &impl() { return *P; }
 
 private:
+  template <size_t... I>
+  static auto tupleOf(std::vector<Array<>> &All, std::index_sequence<I...>) {
+    return std::make_tuple(std::move(All[I])...);
+  }
   std::shared_ptr<detail::RuntimeImpl> P;
 };
 
