@@ -1,12 +1,14 @@
 //===- Stencil.cpp - stencil and stencil2 with boundary conditions --------===//
 //
-// A stencil computes each element from its k^rank neighbours (k = 3, 5, 7;
-// rank 1, 2 or 3). The output's linear index space is walked row by row, as
-// in the map skeleton, and each row is split in three: the left border, the
-// interior and the right border. A row whose outer coordinates are all at
-// least r = k/2 from the edges has an interior, where every neighbour is in
-// range: its loop reads the neighbours with no check at all, so it
-// vectorizes. Everywhere else each coordinate goes through the boundary
+// A stencil computes each element from its neighbourhood: k0 x k1 x ...
+// elements around it, each size odd from 1 to 9 (rank 1, 2 or 3); stencil2
+// reads a neighbourhood of each of two arrays, of sizes of its own. The
+// output's linear index space is walked row by row, as in the map skeleton,
+// and each row is split in three: the left border, the interior and the
+// right border. A row whose outer coordinates are all at least the largest
+// radius r = k/2 of their dimension from the edges has an interior, where
+// every neighbour is in range: its loop reads the neighbours with no check
+// at all, so it vectorizes. Everywhere else each coordinate goes through the boundary
 // condition:
 //   clamp     c < 0 reads 0, c >= e reads e-1;
 //   mirror    -1 reads 1, e reads e-2 (the edge is not repeated);
@@ -140,24 +142,39 @@ Operand boundaryCoord(KernelGen &G, Boundary::Kind K, const Operand &C,
   llvm_unreachable("unknown boundary");
 }
 
+/// The node's structure: Code = {boundary kind of array 0, of array 1,
+/// constant of array 0, of array 1, rank, sizes of array 0 (one per
+/// dimension), sizes of array 1}.
+constexpr unsigned SizesAt = 5;
+int64_t sizeOf(const Node &N, unsigned Which, unsigned D) {
+  return N.Code[SizesAt + Which * N.Code[4] + D];
+}
+/// The largest radius of dimension D over the arrays.
+int64_t radiusOf(const Node &N, unsigned D) {
+  int64_t R = 0;
+  for (unsigned W = 0; W < N.NumInputs; ++W)
+    R = std::max(R, sizeOf(N, W, D) / 2);
+  return R;
+}
+
 /// The arguments for F's neighbourhood of array A, at Ix (outer..., %j).
 void neighbours(KernelGen &G, const Node &N, unsigned Which, bool Interior,
                 const std::vector<Operand> &Ix, Code &Out,
                 std::vector<Typed> &Args) {
   const Node &A = *N.Kids[Which];
   unsigned Rank = A.Sh.rank();
-  int64_t K = N.Code[0], R = K / 2;
-  auto Kind = Boundary::Kind(N.Code[1 + Which]);
+  auto Kind = Boundary::Kind(N.Code[Which]);
   llvm::Type *T = G.type(A.Type);
   int64_t Count = 1;
   for (unsigned D = 0; D < Rank; ++D)
-    Count *= K;
+    Count *= sizeOf(N, Which, D);
   for (int64_t I = 0; I < Count; ++I) {
     // Offsets of neighbour I in row-major order.
     std::vector<int64_t> Off(Rank);
     int64_t Q = I;
     for (unsigned D = Rank; D-- > 0;) {
-      Off[D] = Q % K - R;
+      int64_t K = sizeOf(N, Which, D);
+      Off[D] = Q % K - K / 2;
       Q /= K;
     }
     std::vector<Operand> At(Rank, Operand(0));
@@ -169,7 +186,7 @@ void neighbours(KernelGen &G, const Node &N, unsigned Which, bool Interior,
     }
     Operand X = G.elemMulti(A, At, Out);
     if (!Interior && Kind == Boundary::Constant) {
-      unsigned C = unsigned(N.Code[3 + Which]);
+      unsigned C = unsigned(N.Code[2 + Which]);
       Operand V = G.constant(N, C, Out);
       X = G.emit(Out, OrConstant, {{"in", InRange}, {"t", T}, {"x", X}, {"v", V}},
                  "sel");
@@ -186,17 +203,16 @@ public:
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
     const Node &N = G.root();
     unsigned Rank = N.Sh.rank();
-    int64_t R = N.Code[0] / 2;
     // The output's extents live in the consumer's own slots. A row is
-    // inside (%rowin) when each of its outer coordinates is at least R from
-    // its edges.
+    // inside (%rowin) when each of its outer coordinates is at least its
+    // dimension's radius from its edges.
     Code Outer;
     std::vector<Operand> Ix;
     if (Rank >= 2) {
       Ix = G.multiOf(N, "row", Outer, int(Rank) - 1);
       for (unsigned D = 0; D + 1 < Rank; ++D)
         G.emit(Outer, RowInside,
-               {{"o", Ix[D]}, {"r", R}, {"extent", G.extent(N, D)},
+               {{"o", Ix[D]}, {"r", radiusOf(N, D)}, {"extent", G.extent(N, D)},
                 {"rowin", "rowin"}});
     }
     Ix.push_back("j");
@@ -210,7 +226,7 @@ public:
     }
     return G.instantiate(StencilSkeleton,
                          {{"inner", G.extent(N, Rank - 1)},
-                          {"radius", R},
+                          {"radius", radiusOf(N, Rank - 1)},
                           {"outer", Outer},
                           {"border", Body[0]},
                           {"interior", Body[1]}},
@@ -229,7 +245,7 @@ const Stencil StencilSkel;
 
 /// The stencil's size k from F's arity, for Arrays arrays of rank Rank.
 int64_t stencilSize(size_t Arity, unsigned Rank, size_t Arrays) {
-  for (int64_t K : {3, 5, 7}) {
+  for (int64_t K : {3, 5, 7, 9}) {
     int64_t Count = 1;
     for (unsigned D = 0; D < Rank; ++D)
       Count *= K;
@@ -239,20 +255,26 @@ int64_t stencilSize(size_t Arity, unsigned Rank, size_t Arrays) {
   return 0;
 }
 
-Acc makeStencil(const char *Name, const Fn &F,
-                std::vector<std::pair<Boundary, Acc>> In) {
+/// A stencil of the arrays In, each with its boundary and its sizes (none:
+/// k in every dimension, from F's arity).
+struct StencilInput {
+  Boundary B;
+  Acc A;
+  std::optional<Extents> Sizes;
+};
+
+Acc makeStencil(const char *Name, const Fn &F, std::vector<StencilInput> In) {
   std::vector<NodeRef> Kids;
-  for (auto &[B, A] : In)
+  for (auto &[B, A, Sizes] : In)
     Kids.push_back(A.node());
   auto N = makeConsumer(StencilSkel, Name, Kids);
   useFns(*N, {F});
   if (!N->Error.empty())
     return Acc(N);
-  unsigned Rank = In[0].second.shape().rank();
-  Extents E(In[0].second.shape().extents(),
-            In[0].second.shape().extents() + Rank);
+  unsigned Rank = In[0].A.shape().rank();
+  Extents E(In[0].A.shape().extents(), In[0].A.shape().extents() + Rank);
   std::vector<std::string> Params;
-  for (auto &[B, A] : In) {
+  for (auto &[B, A, Sizes] : In) {
     if (A.shape().rank() != Rank) {
       N->Error = fmt::format("{}: the arrays' ranks differ", Name);
       return Acc(N);
@@ -268,33 +290,61 @@ Acc makeStencil(const char *Name, const Fn &F,
   }
   if (Rank < 1 || Rank > 3) {
     N->Error = fmt::format("{}: needs an array of rank 1, 2 or 3, not {}",
-                           Name, In[0].second.shape().str());
+                           Name, In[0].A.shape().str());
     return Acc(N);
+  }
+  for (size_t W = 0; W < In.size(); ++W) {
+    if (!In[W].Sizes)
+      continue;
+    const Extents &Sizes = *In[W].Sizes;
+    const char *Which = In.size() == 1 ? "" : W == 0 ? " of the first array"
+                                                     : " of the second array";
+    if (Sizes.size() != Rank) {
+      N->Error = fmt::format("{}: {} sizes{} for an array of rank {}", Name,
+                             Sizes.size(), Which, Rank);
+      return Acc(N);
+    }
+    for (unsigned D = 0; D < Rank; ++D)
+      if (Sizes[D] < 1 || Sizes[D] > 9 || Sizes[D] % 2 == 0) {
+        N->Error = fmt::format("{}: the size {} of dimension {}{} must be "
+                               "odd, from 1 to 9",
+                               Name, Sizes[D], D, Which);
+        return Acc(N);
+      }
   }
   if (!F.ok()) {
     N->Error = checkFn(F, Name, {});
     return Acc(N);
   }
-  int64_t K = stencilSize(F.paramTypes().size() - F.arrayParamTypes().size(),
-                          Rank, In.size());
-  if (K == 0) {
-    N->Error = fmt::format("{}: error: {} of rank {} needs a function of 3, 5 "
-                           "or 7 neighbours per dimension, but this one "
-                           "takes {} parameters",
-                           F.where(), Name, Rank, F.paramTypes().size());
-    return Acc(N);
+  size_t Arity = F.paramTypes().size() - F.arrayParamTypes().size();
+  if (!In[0].Sizes) {
+    int64_t K = stencilSize(Arity, Rank, In.size());
+    if (K == 0) {
+      N->Error = fmt::format("{}: error: {} of rank {} needs a function of "
+                             "3, 5, 7 or 9 neighbours per dimension, but this "
+                             "one takes {} parameters (give the sizes for "
+                             "others)",
+                             F.where(), Name, Rank, F.paramTypes().size());
+      return Acc(N);
+    }
+    for (StencilInput &I : In)
+      I.Sizes = Extents(Rank, K);
   }
-  size_t Per = (F.paramTypes().size() - F.arrayParamTypes().size()) /
-               In.size();
-  for (auto &[B, A] : In)
-    for (size_t I = 0; I < Per; ++I)
-      Params.push_back(irType(A.type()));
+  N->Code = {In[0].B.K, In.size() > 1 ? In[1].B.K : 0, 0, 0, int64_t(Rank)};
+  for (StencilInput &I : In) {
+    int64_t Count = 1;
+    for (int64_t K : *I.Sizes) {
+      N->Code.push_back(K);
+      Count *= K;
+    }
+    for (int64_t J = 0; J < Count; ++J)
+      Params.push_back(irType(I.A.type()));
+  }
   N->Error = checkFn(F, Name, Params);
-  N->Code = {K, In[0].first.K, In.size() > 1 ? In[1].first.K : 0, 0, 0};
   for (size_t W = 0; W < In.size(); ++W)
-    if (In[W].first.K == Boundary::Constant) {
-      N->Code[3 + W] = int64_t(N->Consts.size());
-      N->Consts.push_back(*In[W].first.Value);
+    if (In[W].B.K == Boundary::Constant) {
+      N->Code[2 + W] = int64_t(N->Consts.size());
+      N->Consts.push_back(*In[W].B.Value);
     }
   if (N->Error.empty()) {
     if (auto T = elemTypeOf(F.resultType()))
@@ -312,9 +362,20 @@ Acc makeStencil(const char *Name, const Fn &F,
 } // namespace
 
 Acc llq::stencil(const Fn &F, const Boundary &B, const Acc &A) {
-  return makeStencil("stencil", F, {{B, A}});
+  return makeStencil("stencil", F, {{B, A, std::nullopt}});
+}
+Acc llq::stencil(const Fn &F, const Extents &Sizes, const Boundary &B,
+                 const Acc &A) {
+  return makeStencil("stencil", F, {{B, A, Sizes}});
 }
 Acc llq::stencil2(const Fn &F, const Boundary &BA, const Acc &A,
                   const Boundary &BB, const Acc &B) {
-  return makeStencil("stencil2", F, {{BA, A}, {BB, B}});
+  return makeStencil("stencil2", F,
+                     {{BA, A, std::nullopt}, {BB, B, std::nullopt}});
+}
+Acc llq::stencil2(const Fn &F, const Extents &SizesA, const Boundary &BA,
+                  const Acc &A, const Extents &SizesB, const Boundary &BB,
+                  const Acc &B) {
+  return makeStencil("stencil2", F,
+                     {{BA, A, SizesA}, {BB, B, SizesB}});
 }

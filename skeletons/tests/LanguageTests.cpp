@@ -724,3 +724,168 @@ TEST_CASE("several results in one run share what they have in common") {
                        "take: the count -2 is negative", ArrayError);
   CHECK(runtime(BackendKind::CPU, true).runAll({}).empty());
 }
+
+namespace {
+
+/// Where a neighbour's coordinate C of extent E reads under boundary K.
+int64_t boundaryAt(Boundary::Kind K, int64_t C, int64_t E, bool &In) {
+  if (C >= 0 && C < E)
+    return C;
+  In = false;
+  switch (K) {
+  case Boundary::Clamp:
+  case Boundary::Constant:
+    return std::clamp<int64_t>(C, 0, E - 1);
+  case Boundary::Mirror: {
+    // Reflected at the bottom edge, what passes the top reflected there,
+    // then clamped (docs/Skeletons.md): for extents below the radius.
+    int64_t A = C < 0 ? -C : C;
+    return std::clamp<int64_t>(A >= E ? 2 * (E - 1) - A : A, 0, E - 1);
+  }
+  case Boundary::Wrap:
+    return ((C % E) + E) % E;
+  }
+  return 0;
+}
+
+/// A function of Count i32 neighbours (and, for stencil2, Count2 more):
+/// r = r * 3 + x for each, in order, wrapping.
+Fn mixFn(int64_t Count) {
+  std::string Sig = "i32 (", Body = "%r = i32 0\n";
+  for (int64_t I = 0; I < Count; ++I) {
+    Sig += fmt::format("{}i32 %x{}", I ? ", " : "", I);
+    Body += fmt::format(" %r = mul i32 %r, 3\n %r = add i32 %r, %x{}\n", I);
+  }
+  return Fn(Sig + ")", Body, __FILE__, __LINE__);
+}
+
+/// The neighbourhood of Ix (sizes Sizes) of the array Xs of extents E,
+/// folded into Acc as mixFn does.
+uint32_t mixNeighbours(uint32_t Acc, const std::vector<int32_t> &Xs, const Extents &E,
+                       const Extents &Sizes, const std::vector<int64_t> &Ix,
+                       Boundary::Kind K, int32_t Constant) {
+  size_t R = E.size();
+  int64_t Count = 1;
+  for (int64_t S : Sizes)
+    Count *= S;
+  for (int64_t N = 0; N < Count; ++N) {
+    std::vector<int64_t> At(R);
+    bool In = true;
+    for (int64_t Q = N, D = int64_t(R) - 1; D >= 0; --D) {
+      int64_t S = Sizes[size_t(D)];
+      At[size_t(D)] = boundaryAt(K, Ix[size_t(D)] + Q % S - S / 2, E[size_t(D)], In);
+      Q /= S;
+    }
+    int64_t P = 0;
+    for (size_t D = 0; D < R; ++D)
+      P = P * E[D] + At[D];
+    int32_t V = K == Boundary::Constant && !In ? Constant : Xs[size_t(P)];
+    Acc = Acc * 3u + uint32_t(V);
+  }
+  return Acc;
+}
+
+std::vector<int64_t> indexOf(int64_t L, const Extents &E) {
+  std::vector<int64_t> Ix(E.size());
+  for (int64_t D = int64_t(E.size()) - 1; D >= 0; --D) {
+    Ix[size_t(D)] = L % E[size_t(D)];
+    L /= E[size_t(D)];
+  }
+  return Ix;
+}
+
+} // namespace
+
+TEST_CASE("stencils of any odd size per dimension, every boundary, against C++") {
+  struct Case {
+    Extents Shape, Sizes;
+  };
+  std::vector<Case> Cases = {
+      {{1}, {1}},         {{17}, {5}},        {{100}, {9}},         {{2}, {7}},
+      {{1, 1}, {1, 5}},   {{9, 13}, {5, 1}},  {{12, 40}, {3, 7}},   {{2, 3}, {9, 9}},
+      {{30, 7}, {1, 1}},  {{3, 4, 5}, {5, 5, 3}}, {{7, 5, 9}, {1, 3, 5}}, {{2, 2, 2}, {3, 1, 7}}};
+  for (Boundary::Kind K : {Boundary::Clamp, Boundary::Mirror, Boundary::Wrap,
+                           Boundary::Constant}) {
+    Boundary B{K, std::nullopt};
+    if (K == Boundary::Constant)
+      B = Boundary::constant(int32_t(-1));
+    for (const Case &C : Cases) {
+      CAPTURE(K);
+      CAPTURE(fmt::format("{} {}", fmt::join(C.Shape, "x"), fmt::join(C.Sizes, "x")));
+      int64_t Size = 1, Count = 1;
+      for (int64_t X : C.Shape)
+        Size *= X;
+      for (int64_t S : C.Sizes)
+        Count *= S;
+      std::vector<int32_t> Xs(static_cast<size_t>(Size));
+      for (int64_t I = 0; I < Size; ++I)
+        Xs[size_t(I)] = int32_t((I * 37) % 11);
+      std::vector<int32_t> Want(Xs.size());
+      for (int64_t L = 0; L < Size; ++L)
+        Want[size_t(L)] = int32_t(mixNeighbours(0, Xs, C.Shape, C.Sizes,
+                                                indexOf(L, C.Shape), K, -1));
+      Fn F = mixFn(Count);
+      for (Runtime *R : runtimes())
+        CHECK(R->run<int32_t>(stencil(F, C.Sizes, B, fromVector(C.Shape, Xs))).toVector() ==
+              Want);
+    }
+  }
+}
+
+TEST_CASE("stencil2 reads each array through a window of its own") {
+  Extents EA = {13, 21}, EB = {11, 25};
+  std::vector<int32_t> As(13 * 21), Bs(11 * 25);
+  for (size_t I = 0; I < As.size(); ++I)
+    As[I] = int32_t(I % 7);
+  for (size_t I = 0; I < Bs.size(); ++I)
+    Bs[I] = int32_t(I % 5) - 2;
+  Extents Out = {11, 21};
+  std::vector<int32_t> Want(11 * 21);
+  for (int64_t L = 0; L < 11 * 21; ++L) {
+    std::vector<int64_t> Ix = indexOf(L, Out);
+    uint32_t Acc = mixNeighbours(0, As, EA, {3, 3}, Ix, Boundary::Clamp, 0);
+    Want[size_t(L)] = int32_t(mixNeighbours(Acc, Bs, EB, {1, 5}, Ix, Boundary::Constant, 7));
+  }
+  for (Runtime *R : runtimes())
+    CHECK(R->run<int32_t>(stencil2(mixFn(9 + 5), {3, 3}, Boundary::clamp(), fromVector(EA, As),
+                                   {1, 5}, Boundary::constant(int32_t(7)), fromVector(EB, Bs)))
+              .toVector() == Want);
+}
+
+TEST_CASE("stencils of other sizes keep a vectorized interior (-mcpu=haswell)") {
+  RuntimeOptions O;
+  O.CPU = "haswell";
+  Runtime R(O);
+  auto Img = fromVector({64, 64}, std::vector<float>(64 * 64, 1.0f));
+  for (Extents Sizes : {Extents{1, 5}, Extents{3, 7}, Extents{9, 1}}) {
+    int64_t Count = Sizes[0] * Sizes[1];
+    std::string Sig = "float (", Body = "%s = float 0.0\n";
+    for (int64_t I = 0; I < Count; ++I) {
+      Sig += fmt::format("{}float %x{}", I ? ", " : "", I);
+      Body += fmt::format(" %s = fadd float %s, %x{}\n", I);
+    }
+    Fn Sum(Sig + ")", Body + " %r = float %s\n", __FILE__, __LINE__);
+    auto IR = R.kernelIR(stencil(Sum, Sizes, Boundary::clamp(), Img), /*Optimized=*/true);
+    REQUIRE(IR);
+    CAPTURE(fmt::format("{}", fmt::join(Sizes, "x")));
+    CHECK(IR->find("load <8 x float>") != std::string::npos);
+    CHECK(IR->find("store <8 x float>") != std::string::npos);
+  }
+}
+
+TEST_CASE("a stencil size that is even, too large or of the wrong count is an error") {
+  Array<int32_t> M = fromVector({4, 4}, std::vector<int32_t>(16, 1));
+  Fn F = mixFn(9);
+  CHECK(stencil(F, {2, 3}, Boundary::clamp(), M).error() ==
+        "stencil: the size 2 of dimension 0 must be odd, from 1 to 9");
+  CHECK(stencil(F, {3, 11}, Boundary::clamp(), M).error() ==
+        "stencil: the size 11 of dimension 1 must be odd, from 1 to 9");
+  CHECK(stencil(F, {3}, Boundary::clamp(), M).error() ==
+        "stencil: 1 sizes for an array of rank 2");
+  CHECK(stencil2(mixFn(12), {3, 3}, Boundary::clamp(), M, {1, 2}, Boundary::clamp(), M).error() ==
+        "stencil2: the size 2 of dimension 1 of the second array must be odd, from 1 to 9");
+  // A function whose arity does not match the sizes.
+  std::string E = stencil(F, {1, 5}, Boundary::clamp(), M).error();
+  CHECK(E.find("LanguageTests.cpp:") != std::string::npos);
+  CHECK(E.find("stencil needs a function of (i32, i32, i32, i32, i32)") != std::string::npos);
+}

@@ -426,12 +426,21 @@ struct Boundary {
   static Boundary constant(const Scalar &V) { return {Constant, V}; }
 };
 
-/// F takes the k^rank neighbours of each element (k = 3, 5 or 7), in
-/// row-major order, and returns the new element.
+/// F takes the k^rank neighbours of each element (k = 3, 5, 7 or 9, from
+/// F's arity), in row-major order, and returns the new element.
 Acc stencil(const Fn &F, const Boundary &B, const Acc &A);
+/// The same with a size for each dimension, outermost first, each odd from
+/// 1 to 9: {1, 5} is a horizontal window of 5, {5, 5, 3} a box. F takes
+/// their product of neighbours.
+Acc stencil(const Fn &F, const Extents &Sizes, const Boundary &B,
+            const Acc &A);
 /// F takes A's neighbourhood, then B's (same k); over the intersection.
 Acc stencil2(const Fn &F, const Boundary &BA, const Acc &A,
              const Boundary &BB, const Acc &B);
+/// The same with sizes for each array: B's window may differ from A's.
+Acc stencil2(const Fn &F, const Extents &SizesA, const Boundary &BA,
+             const Acc &A, const Extents &SizesB, const Boundary &BB,
+             const Acc &B);
 
 /// The elements of the vector A for which P (i1 (A)) holds, in order
 /// (Accelerate's filter), and those whose flag (a vector of bool; over the
