@@ -1,6 +1,7 @@
 //===- Scan.cpp - Scans: scanl, scanl1, scanl', scanr, scanr1, scanr' -----===//
 //
-// A parallel scan of a vector in three phases, over chunks that depend on
+// A parallel scan of a vector in three phases (a scan of a higher rank
+// scans each row: ScanRows.cpp), over chunks that depend on
 // the length and the thread count only:
 //   sums:  each chunk is folded on its own;
 //   carry: one thread scans the chunk sums from the seed, giving each chunk
@@ -203,21 +204,29 @@ entry:
 $defs:entries
 )");
 
-// scanlSeg / scanrSeg: one segment per index. A segment of length l
-// starting at o is written at o + s .. o + s + l (its seed included).
+// scanlSeg / scanrSeg: one segment of one row per index. Segment s of
+// length l starting at o is written at o + s .. o + s + l of its row (its
+// seed included), rows being n + nseg long.
 const Template ScanSegSkeleton = LLQ_SKELETON(R"(
 $defs:fns
 
 define internal void @body.seg(i64 %lo, i64 %hi, $params:params) alwaysinline {
 entry:
   $instrs:setup
-  for i64 %s in %lo to %hi {
+  %nseg = i64 $opr:nseg
+  %width = i64 $opr:width
+  for i64 %it in %lo to %hi {
+    %row = sdiv i64 %it, %nseg
+    %s = srem i64 %it, %nseg
+    $instrs:outer
     %op = getelementptr i64, ptr %offs, i64 %s
     %first = load i64, ptr %op
     %lp = getelementptr i64, ptr %lens, i64 %s
     %len = load i64, ptr %lp
     %last = add i64 %first, %len
-    %base = add i64 %first, %s
+    %rowbase = mul i64 %row, %width
+    %inrow = add i64 %first, %s
+    %base = add i64 %rowbase, %inrow
     $instrs:body
   }
   ret void
@@ -292,10 +301,15 @@ public:
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
     const Node &N = G.root(), &A = *N.Kids[0];
     llvm::Type *T = G.type(N.Type);
-    Code Setup, Body, Elem, SeedCode, AtStart, Step;
+    Code Setup, Outer, Body, Elem, SeedCode, AtStart, Step;
     G.code(Setup, SegSetup, {{"offs", G.hostPtr(0)}, {"lens", G.hostPtr(1)}},
            {"offs", "lens"});
-    G.assign(Elem, "x", T, G.elemMulti(A, {"j"}, Elem));
+    unsigned Rank = A.Sh.rank();
+    std::vector<Operand> Ix;
+    if (Rank > 1)
+      Ix = G.multiOf(A, "row", Outer, int(Rank) - 1);
+    Ix.push_back("j");
+    G.assign(Elem, "x", T, G.elemMulti(A, Ix, Elem));
     std::vector<Operand> Out = G.outBuffers(0, N.Type);
     Operand Seed = G.constant(N, 0, SeedCode);
     G.store(N.Type, Out, "acc", Left ? "base" : "top", AtStart);
@@ -305,20 +319,30 @@ public:
                {Left ? "storebase" : "storetop", AtStart}};
     G.code(Body, Left ? SegLeft : SegRight, B,
            {"acc", "j", "d", "o1", "o", "top", "jt", "jb", "x"});
-    return G.instantiate(ScanSegSkeleton, {{"setup", Setup}, {"body", Body}},
+    return G.instantiate(ScanSegSkeleton,
+                         {{"setup", Setup},
+                          {"nseg", G.hostInt(2)},
+                          {"width", G.extent(N, Rank - 1)},
+                          {"outer", Outer},
+                          {"body", Body}},
                          {"seg"}, Ctx);
   }
 
   llvm::Error launch(Launch &L) const override {
     const Node &N = L.root(), &A = *N.Kids[0], &S = *N.Kids[1];
     int64_t *Offs, *Lens;
-    if (llvm::Error E = segmentsOf(L, S, A.Sh.size(), true, Offs, Lens))
+    unsigned Rank = A.Sh.rank();
+    if (llvm::Error E = segmentsOf(L, S, A.Sh.extent(Rank - 1), true, Offs,
+                                   Lens))
       return E;
     if (llvm::Error E = L.output(N.Type, N.Sh))
       return E;
+    int64_t NSeg = S.Sh.size(), Rows = 1;
+    for (unsigned D = 0; D + 1 < Rank; ++D)
+      Rows *= A.Sh.extent(D);
     L.Host = {reinterpret_cast<uintptr_t>(Offs),
-              reinterpret_cast<uintptr_t>(Lens)};
-    return L.run(0, 0, S.Sh.size(), 16);
+              reinterpret_cast<uintptr_t>(Lens), uint64_t(NSeg)};
+    return L.run(0, 0, Rows * NSeg, 16);
   }
 
 private:
@@ -743,9 +767,11 @@ Acc makeScanSeg(const char *Name, bool Left, const Fn &F, const Scalar &Seed,
   if (!N->Error.empty())
     return Acc(N);
   N->Type = A.type();
-  if (A.shape().rank() != 1) {
-    N->Error = fmt::format("{}: needs a vector, not an array of shape {}",
-                           Name, A.shape().str());
+  unsigned Rank = A.shape().rank();
+  if (Rank == 0) {
+    N->Error = fmt::format("{}: needs an array of rank 1 or more, not a "
+                           "scalar",
+                           Name);
     return Acc(N);
   }
   if (Segs.shape().rank() != 1 ||
@@ -757,40 +783,66 @@ Acc makeScanSeg(const char *Name, bool Left, const Fn &F, const Scalar &Seed,
     return Acc(N);
   }
   N->Error = checkCombine(F, Name, A.type(), &Seed);
-  N->Sh = *Shape::make({A.shape().size() + Segs.shape().size()});
+  Extents E(A.shape().extents(), A.shape().extents() + Rank);
+  E.back() += Segs.shape().size();
+  rt::Expected<Shape> Sh = Shape::make(E);
+  if (!Sh) {
+    N->Error = fmt::format("{}: {}", Name, Sh.message());
+    return Acc(N);
+  }
+  N->Sh = *Sh;
   N->OutTypes = {N->Type};
   N->OutShapes = {N->Sh};
   return Acc(N);
 }
 
+/// A scan of A's innermost dimension: Scan's of a vector, ScanRows' row by
+/// row for a higher rank.
 std::shared_ptr<Node> makeScan(const char *Name, bool Left, int Variant,
                                const Fn &F, const Scalar *Seed, const Acc &A) {
-  auto N = makeConsumer(Left ? static_cast<const Skeleton &>(LeftSkel)
-                             : static_cast<const Skeleton &>(RightSkel),
-                        Name, {A.node()});
+  bool Rows = A.node() && A.shape().rank() >= 2;
+  const Skeleton &Skel =
+      Rows ? scanRowsSkeleton(Left)
+           : Left ? static_cast<const Skeleton &>(LeftSkel)
+                  : static_cast<const Skeleton &>(RightSkel);
+  auto N = makeConsumer(Skel, Name, {A.node()});
   N->Fns = {F};
   N->Code = {Variant};
   if (!N->Error.empty())
     return N;
   N->Type = A.type();
-  if (A.shape().rank() != 1) {
-    N->Error = fmt::format("{}: needs a vector, not an array of shape {}",
-                           Name, A.shape().str());
+  unsigned Rank = A.shape().rank();
+  if (Rank == 0) {
+    N->Error = fmt::format("{}: needs an array of rank 1 or more, not a "
+                           "scalar",
+                           Name);
     return N;
   }
+  Extents Outer(A.shape().extents(), A.shape().extents() + Rank - 1);
+  int64_t Len = A.shape().extent(Rank - 1);
   N->Error = checkCombine(F, Name, A.type(), Seed);
   if (Seed) {
     N->Consts = {*Seed};
-  } else if (N->Error.empty() && A.shape().size() == 0) {
-    N->Error = fmt::format("{} of an empty vector", Name);
+  } else if (N->Error.empty() && Len == 0 &&
+             Shape::make(Outer)->size() > 0) {
+    N->Error = Rank == 1 ? fmt::format("{} of an empty vector", Name)
+                         : fmt::format("{}: the innermost dimension of {} is "
+                                       "empty, and {} has no seed",
+                                       Name, A.shape().str(), Name);
   }
-  int64_t Len = A.shape().size();
-  N->Sh = *Shape::make({Variant == 0 ? Len + 1 : Len});
+  Extents E = Outer;
+  E.push_back(Variant == 0 ? Len + 1 : Len);
+  rt::Expected<Shape> Sh = Shape::make(E);
+  if (!Sh) {
+    N->Error = fmt::format("{}: {}", Name, Sh.message());
+    return N;
+  }
+  N->Sh = *Sh;
   N->OutTypes = {N->Type};
   N->OutShapes = {N->Sh};
   if (Variant == 2) {
     N->OutTypes.push_back(N->Type);
-    N->OutShapes.push_back(Shape());
+    N->OutShapes.push_back(*Shape::make(Outer));
   }
   return N;
 }

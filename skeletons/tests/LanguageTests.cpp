@@ -889,3 +889,132 @@ TEST_CASE("a stencil size that is even, too large or of the wrong count is an er
   CHECK(E.find("LanguageTests.cpp:") != std::string::npos);
   CHECK(E.find("stencil needs a function of (i32, i32, i32, i32, i32)") != std::string::npos);
 }
+
+namespace {
+
+/// The six scans of each row of Xs (rows x n) with seed Z, in C++.
+struct RowScans {
+  std::vector<int32_t> L, L1, LP, LT, R, R1, RP, RT;
+};
+RowScans scanRows(const std::vector<int32_t> &Xs, int64_t Rows, int64_t N, int32_t Z) {
+  RowScans S;
+  auto Add = [](int32_t A, int32_t B) { return int32_t(uint32_t(A) + uint32_t(B)); };
+  for (int64_t Row = 0; Row < Rows; ++Row) {
+    const int32_t *X = Xs.data() + Row * N;
+    int32_t Acc = Z;
+    S.L.push_back(Acc);
+    for (int64_t J = 0; J < N; ++J) {
+      S.LP.push_back(Acc);
+      Acc = Add(Acc, X[J]);
+      S.L.push_back(Acc);
+      S.L1.push_back(J == 0 ? X[0] : Add(S.L1.back(), X[J]));
+    }
+    S.LT.push_back(Acc);
+    std::vector<int32_t> R(static_cast<size_t>(N + 1)), R1(static_cast<size_t>(N)),
+        RP(static_cast<size_t>(N));
+    Acc = Z;
+    R[size_t(N)] = Z;
+    for (int64_t J = N - 1; J >= 0; --J) {
+      RP[size_t(J)] = Acc;
+      Acc = Add(X[J], Acc);
+      R[size_t(J)] = Acc;
+      R1[size_t(J)] = J == N - 1 ? X[J] : Add(X[J], R1[size_t(J + 1)]);
+    }
+    S.RT.push_back(Acc);
+    S.R.insert(S.R.end(), R.begin(), R.end());
+    S.R1.insert(S.R1.end(), R1.begin(), R1.end());
+    S.RP.insert(S.RP.end(), RP.begin(), RP.end());
+  }
+  return S;
+}
+
+} // namespace
+
+TEST_CASE("scans along the innermost dimension of any rank, every variant, against C++") {
+  for (Extents Sh : {Extents{1, 1}, Extents{3, 7}, Extents{4, 1001}, Extents{2, 3, 5},
+                     Extents{5, 0}, Extents{0, 4}, Extents{3, 1, 9}}) {
+    CAPTURE(fmt::format("{}", fmt::join(Sh, "x")));
+    int64_t Size = 1;
+    for (int64_t E : Sh)
+      Size *= E;
+    int64_t N = Sh.back(), Rows = N ? Size / N : 0;
+    if (!N) {
+      Rows = 1;
+      for (size_t D = 0; D + 1 < Sh.size(); ++D)
+        Rows *= Sh[D];
+    }
+    std::vector<int32_t> Xs = randomInts(Size, unsigned(Size) + 3);
+    RowScans Want = scanRows(Xs, Rows, N, 5);
+    Array<int32_t> X = fromVector(Sh, Xs);
+    Extents Outer(Sh.begin(), Sh.end() - 1), Plus = Outer, Same = Sh;
+    Plus.push_back(N + 1);
+    for (Runtime *R : runtimes()) {
+      // Fused: the scan reads x through a map that adds nothing.
+      Acc In = map(LLQ_FN("i32 (i32 %x)", "%r = add i32 %x, 0"), X);
+      Array<> L = R->run(scanl(addI(), 5, In));
+      CHECK(Extents(L.shape().extents(), L.shape().extents() + L.shape().rank()) == Plus);
+      CHECK(L.as<int32_t>().toVector() == Want.L);
+      CHECK(R->run<int32_t>(scanr(addI(), 5, In)).toVector() == Want.R);
+      auto [LP, LT] = scanlPrime(addI(), 5, In);
+      auto [RP, RT] = scanrPrime(addI(), 5, In);
+      auto [GotLP, GotLT, GotRP, GotRT] = R->run(LP, LT, RP, RT);
+      CHECK(GotLP.as<int32_t>().toVector() == Want.LP);
+      CHECK(GotLT.as<int32_t>().toVector() == Want.LT);
+      CHECK(GotLT.shape().rank() == Sh.size() - 1);
+      CHECK(GotRP.as<int32_t>().toVector() == Want.RP);
+      CHECK(GotRT.as<int32_t>().toVector() == Want.RT);
+      if (N == 0 && Rows > 0) {
+        CHECK(scanl1(addI(), X).error() ==
+              fmt::format("scanl1: the innermost dimension of [{}] is empty, and "
+                          "scanl1 has no seed",
+                          fmt::join(Sh, ", ")));
+        continue;
+      }
+      CHECK(R->run<int32_t>(scanl1(addI(), In)).toVector() == Want.L1);
+      CHECK(R->run<int32_t>(scanr1(addI(), In)).toVector() == Want.R1);
+    }
+  }
+}
+
+TEST_CASE("segmented scans of every row of a matrix and a rank-3 array") {
+  for (Extents Sh : {Extents{3, 10}, Extents{1, 10}, Extents{2, 2, 10}, Extents{0, 10}}) {
+    CAPTURE(fmt::format("{}", fmt::join(Sh, "x")));
+    int64_t Size = 1;
+    for (int64_t E : Sh)
+      Size *= E;
+    int64_t N = Sh.back(), Rows = Size / N;
+    std::vector<int32_t> Xs = randomInts(Size, 17);
+    std::vector<int32_t> Segs = {3, 0, 6, 1};
+    std::vector<int32_t> WantL, WantR;
+    for (int64_t Row = 0; Row < Rows; ++Row) {
+      int64_t At = Row * N;
+      for (int32_t Len : Segs) {
+        int32_t Acc = 7;
+        WantL.push_back(Acc);
+        for (int32_t J = 0; J < Len; ++J)
+          WantL.push_back(Acc = int32_t(uint32_t(Acc) + uint32_t(Xs[size_t(At + J)])));
+        std::vector<int32_t> R(size_t(Len) + 1);
+        Acc = 7;
+        R[size_t(Len)] = Acc;
+        for (int32_t J = Len - 1; J >= 0; --J)
+          R[size_t(J)] = Acc = int32_t(uint32_t(Xs[size_t(At + J)]) + uint32_t(Acc));
+        WantR.insert(WantR.end(), R.begin(), R.end());
+        At += Len;
+      }
+    }
+    Array<int32_t> X = fromVector(Sh, Xs);
+    for (Runtime *R : runtimes()) {
+      Array<> L = R->run(scanlSeg(addI(), 7, map(plusOne(), map(LLQ_FN("i32 (i32 %x)", "%r = sub i32 %x, 1"), X)), fromVector(Segs)));
+      Extents Want = Sh;
+      Want.back() = N + 4;
+      CHECK(Extents(L.shape().extents(), L.shape().extents() + L.shape().rank()) == Want);
+      CHECK(L.as<int32_t>().toVector() == WantL);
+      CHECK(R->run<int32_t>(scanrSeg(addI(), 7, X, fromVector(Segs))).toVector() == WantR);
+    }
+    // Segments that do not add up to the innermost extent.
+    CHECK_THROWS_WITH_AS(
+        runtime(BackendKind::CPU, true).run(scanlSeg(addI(), 7, X, fromVector(std::vector<int32_t>{3, 3}))),
+        "scanlSeg: the segments add up to 6, but the innermost dimension has 10 elements",
+        ArrayError);
+  }
+}

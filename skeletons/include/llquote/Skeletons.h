@@ -396,15 +396,18 @@ Acc or_(const Acc &A);
 Acc all(const Fn &P, const Acc &A);
 Acc any(const Fn &P, const Acc &A);
 
-/// Scans of vectors. scanl has n+1 elements, starting with Seed.
+/// Scans of the innermost dimension, each row on its own (a vector is one
+/// row). scanl's rows have n+1 elements, starting with Seed.
 Acc scanl(const Fn &F, const Scalar &Seed, const Acc &A);
 Acc scanl1(const Fn &F, const Acc &A);
-/// scanl': the n exclusive prefixes, and the total (rank 0).
+/// scanl': the n exclusive prefixes of each row, and the rows' totals (one
+/// rank less).
 std::pair<Acc, Acc> scanlPrime(const Fn &F, const Scalar &Seed, const Acc &A);
 Acc scanr(const Fn &F, const Scalar &Seed, const Acc &A);
 Acc scanr1(const Fn &F, const Acc &A);
 std::pair<Acc, Acc> scanrPrime(const Fn &F, const Scalar &Seed, const Acc &A);
-/// scanl of each segment: a segment of length l gives l+1 elements.
+/// scanl of each segment of each row (Segs: lengths that add up to the
+/// innermost extent): a segment of length l gives l+1 elements.
 Acc scanlSeg(const Fn &F, const Scalar &Seed, const Acc &A, const Acc &Segs);
 Acc scanrSeg(const Fn &F, const Scalar &Seed, const Acc &A, const Acc &Segs);
 

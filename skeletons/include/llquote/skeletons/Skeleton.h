@@ -498,6 +498,8 @@ llvm::Error segmentsOf(Launch &L, const Node &Segs, int64_t Inner,
 
 /// The skeletons of the library.
 const Skeleton &materializeSkeleton();
+/// The scans of arrays of rank 2 or more, row by row (ScanRows.cpp).
+const Skeleton &scanRowsSkeleton(bool Left);
 
 } // namespace llq::detail
 
