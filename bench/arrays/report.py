@@ -178,8 +178,7 @@ def main():
     fkeys = [k for k in sorted(opkeys, key=lambda k: (ops.index(k[1]), k[2]))
              if "unfused" in samples[k] and "llquote" in samples[k]]
     if fkeys:
-        w("## What fusion buys
-")
+        w("## What fusion buys\n")
         w("llquote as it runs, and with `RuntimeOptions::Fusion` off (`unfused`: "
           "every producer a kernel of its own that writes its result to memory), "
           "for the operations whose expression has a producer under a consumer: "

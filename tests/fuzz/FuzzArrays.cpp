@@ -6,8 +6,9 @@
 // enumFromN, take, drop, init, tail, concat, filter, compact, acond,
 // awhile, fold, foldAll, fold1, the reductions by name (sum, product,
 // minimum, maximum, all, any), foldSeg, the four scans of any rank,
-// permute into ranks 1 to 3 with atomicrmw and with a cmpxchg loop, and
-// stencils with every boundary), runs the array on top of the stack on the
+// scanlSeg, scanrSeg, permute into ranks 1 to 3 with atomicrmw and with a
+// cmpxchg loop, and stencils and stencil2 of several sizes with every
+// boundary), runs the array on top of the stack on the
 // CPU backend (all cores, chunked, atomics) and on the sequential backend,
 // and requires the same outcome: equal shapes and elements, or an
 // ArrayError from both; the top two together in one run (runAll) as each
@@ -247,6 +248,12 @@ Fn stencil3F() {
                 "%s = fadd double %a, %b\n %t = fmul double %c, 2.0\n"
                 " %r = fsub double %s, %t");
 }
+Fn stencil4I() {
+  return LLQ_FN("i64 (i64 %a, i64 %b, i64 %c, i64 %d)",
+                "%x = mul i64 %a, 1000\n %y = mul i64 %b, 100\n"
+                " %z = mul i64 %c, 10\n %s = add i64 %x, %y\n"
+                " %t = add i64 %s, %z\n %r = sub i64 %t, %d");
+}
 Fn stencil9I() {
   return LLQ_FN("i64 (i64 %a, i64 %b, i64 %c, i64 %d, i64 %e, i64 %f, i64 %g, "
                 "i64 %h, i64 %i)",
@@ -403,8 +410,16 @@ bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
     }
     if (Left > 0 && In.ConsumeBool())
       Segs.push_back(int32_t(Left));
-    Top().A = foldSeg(addSlowI(), Scalar(int64_t(1)), Top().A, fromVector(Segs));
-    Top().Sh.back() = int64_t(Segs.size());
+    if (In.ConsumeBool()) {
+      Top().A = foldSeg(addSlowI(), Scalar(int64_t(1)), Top().A, fromVector(Segs));
+      Top().Sh.back() = int64_t(Segs.size());
+    } else {
+      // Each segment of each row scanned: l + 1 elements a segment.
+      Top().A = In.ConsumeBool()
+                    ? scanlSeg(addI(), Scalar(int64_t(2)), Top().A, fromVector(Segs))
+                    : scanrSeg(mulI(), Scalar(int64_t(3)), Top().A, fromVector(Segs));
+      Top().Sh.back() = Inner + int64_t(Segs.size());
+    }
     return true;
   }
   case 16: {
@@ -449,7 +464,24 @@ bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
   case 19:
     if (!IntTop || Rank != 2)
       return false;
-    Top().A = stencil(stencil9I(), boundary(In, false), Top().A);
+    switch (In.ConsumeIntegralInRange<int>(0, 3)) {
+    case 0:
+      Top().A = stencil(stencil9I(), boundary(In, false), Top().A);
+      break;
+    case 1:
+      // Windows of other sizes: a row of three, a column of three.
+      Top().A = stencil(stencil3I(), {1, 3}, boundary(In, false), Top().A);
+      break;
+    case 2:
+      Top().A = stencil(stencil3I(), {3, 1}, boundary(In, false), Top().A);
+      break;
+    default:
+      // One window of each array, of sizes of their own (1 x 3 and 1 x 1,
+      // over the same array).
+      Top().A = stencil2(stencil4I(), {1, 3}, boundary(In, false), Top().A, {1, 1},
+                         boundary(In, false), Top().A);
+      break;
+    }
     return true;
   case 20: {
     if (S.size() < 2)
@@ -664,7 +696,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
                          bin(1),    bin(2),     bin(3),     bin(4),
                          shift(),   swapIx(),   stencil3I(), stencil3F(),
                          stencil9I(), imapI(1), imapI(2), imapI(3),
-                         positive(), fromBool(), halveI(), largeI(),
+                         positive(), fromBool(), halveI(), largeI(), stencil4I(),
                          halveF(),   largeF()};
   for (size_t Src = 1; Src <= 2; ++Src)
     for (size_t Rank = 2; Rank <= 3; ++Rank)
