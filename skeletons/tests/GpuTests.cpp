@@ -117,6 +117,10 @@ template <typename T> struct Fns {
   Fn Sum3{Ty + " (" + Ty + " %a, " + Ty + " %b, " + Ty + " %c)",
           std::string("%s = ") + (Float ? "fadd " : "add ") + Ty +
               " %a, %b\n %r = " + (Float ? "fadd " : "add ") + Ty + " %s, %c"};
+  Fn Positive{"i1 (" + Ty + " %a)", Float ? "%r = fcmp ogt " + Ty + " %a, 0.0"
+                                           : "%r = icmp ne " + Ty + " %a, 0"};
+  Fn Half{Ty + " (" + Ty + " %a)", Float ? "%r = fmul " + Ty + " %a, 0.5"
+                                         : "%r = sdiv " + Ty + " %a, 2"};
   Fn Sum6 = sum(6);
   Fn Sum9 = sum(9);
   Fn sum(int K) {
@@ -169,6 +173,16 @@ template <typename T> void everySkeleton(const std::string &Name) {
       {"stencil 3x3", stencil(F.Sum9, Boundary::clamp(), M)},
       {"stencil2", stencil2(F.Sum6, Boundary::clamp(), X, Boundary::wrap(),
                             map(F.Twice, X))},
+      {"stencil 1x3", stencil(F.Sum3, {1, 3}, Boundary::mirror(), M)},
+      {"stencil2 3x1 and 1x3", stencil2(F.Sum6, {3, 1}, Boundary::clamp(), M, {1, 3},
+                                        Boundary::constant(Z), M)},
+      {"scanl rows", scanl(F.Add, Z, M)},
+      {"scanr1 rows", scanr1(F.Add, M)},
+      {"scanl' rows", scanlPrime(F.Add, Z, M).second},
+      {"scanlSeg rows", scanlSeg(F.Add, Z, M, fromVector(std::vector<int32_t>{20, 30}))},
+      {"take, drop, concat", concat(take(7, M), drop(3, map(F.Twice, M)))},
+      {"filter", filter(F.Positive, X)},
+      {"compact", compact(map(F.Positive, X), X)},
   };
   for (auto &[What, A] : Cases)
     checkPTX(A, Name + " " + What);
@@ -373,6 +387,12 @@ TEST_CASE("on the GPU: the skeletons against the sequential backend") {
         {"scanr", scanr(F.Add, Z, X)},
         {"permute", permute(F.Add, fill({17}, Z), Bin, X)},
         {"stencil", stencil(F.Sum3, Boundary::clamp(), X)},
+        {"filter", filter(F.Positive, map(F.Twice, X))},
+        {"compact", compact(map(F.Positive, X), X)},
+        {"concat, take", concat(take(N / 3, X), reverse(X))},
+        {"scanl rows", scanl(F.Add, Z, reshape({N % 2 ? 1 : 2, N % 2 ? N : N / 2}, X))},
+        {"awhile", awhile([&](const Acc &V) { return any(F.Positive, V); },
+                          [&](const Acc &V) { return map(F.Half, V); }, X)},
     };
     for (auto &[What, A] : Cases) {
       INFO(What);
