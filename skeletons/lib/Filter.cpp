@@ -7,9 +7,10 @@
 // chunk counts (a few numbers, not the data) into each chunk's first output
 // position and allocates the result, whose length only now is known; the
 // second phase tests again and writes each kept element at its chunk's next
-// position. Chunks are small enough for a chunk's inputs to stay in cache
-// between its two visits on the CPU, so memory is read once in the common
-// case where the chunk was the last one its thread counted.
+// position. The input is read, and the test evaluated, twice: once to
+// count, once to write (a one-pass filter, writing each chunk once its
+// predecessors have published their counts as Scan.cpp's stream scan does,
+// would need the result's storage before its length is known).
 //
 // The result's length depends on the data: a filter may be run, and its
 // result used in later runs, but not used inside another expression
