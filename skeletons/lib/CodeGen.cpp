@@ -397,7 +397,23 @@ Operand KernelGen::call(const Node &Owner, unsigned FnIx,
     for (unsigned D = 0; D < A.Sh.rank(); ++D)
       Args.push_back({I64, extent(A, D)});
   }
-  return call(Owner.Fns[FnIx], Args, Out);
+  const Fn &F = Owner.Fns[FnIx];
+  if (F.bound().empty())
+    return call(F, Args, Out);
+  // The bound parameters take their values from the argument block, at
+  // their places among the others.
+  std::vector<Typed> All;
+  size_t Next = 0, B = 0;
+  for (unsigned P = 0; P < F.paramTypes().size(); ++P) {
+    if (B < F.bound().size() && F.bound()[B].first == P) {
+      All.push_back({typeOf(F.paramTypes()[P]),
+                     constant(Owner, Owner.FnBound[FnIx][B], Out)});
+      ++B;
+    } else if (Next < Args.size()) {
+      All.push_back(std::move(Args[Next++]));
+    }
+  }
+  return call(F, All, Out);
 }
 
 Operand KernelGen::load(const ElemType &T, const std::vector<Operand> &Bufs,

@@ -236,8 +236,10 @@ void readFn(FnImpl &P) {
               ": error: the function's text defines no function";
     return;
   }
-  for (Argument &A : F->args())
+  for (Argument &A : F->args()) {
     P.Params.push_back(printType(A.getType()));
+    P.ParamNames.push_back(A.getName().str());
+  }
   P.Result = printType(F->getReturnType());
   P.AtomicOp = atomicOpOf(*F);
 }
@@ -265,8 +267,69 @@ Fn::Fn(std::string Signature, std::string Body, std::string File,
   P = std::move(Impl);
 }
 
-bool Fn::ok() const { return P->Error.empty(); }
-const std::string &Fn::error() const { return P->Error; }
+bool Fn::ok() const {
+  return P->Error.empty() && (!Binds || Binds->Error.empty());
+}
+const std::string &Fn::error() const {
+  if (P->Error.empty() && Binds && !Binds->Error.empty())
+    return Binds->Error;
+  return P->Error;
+}
+
+const std::vector<std::pair<unsigned, Scalar>> &Fn::bound() const {
+  static const std::vector<std::pair<unsigned, Scalar>> None;
+  return Binds ? Binds->Values : None;
+}
+
+std::vector<std::string> Fn::openParamTypes() const {
+  std::vector<std::string> Open;
+  const std::vector<std::pair<unsigned, Scalar>> &B = bound();
+  for (unsigned I = 0; I < P->Params.size(); ++I)
+    if (llvm::none_of(B, [I](const auto &V) { return V.first == I; }))
+      Open.push_back(P->Params[I]);
+  return Open;
+}
+
+Fn Fn::bind(const std::string &Name, const Scalar &V, const char *File,
+            unsigned Line) const {
+  Fn F = *this;
+  auto B = std::make_shared<FnBinds>(Binds ? *Binds : FnBinds());
+  auto Fail = [&](std::string Message) {
+    if (B->Error.empty())
+      B->Error = fmt::format("{}:{}: error: bind: {}", File, Line, Message);
+  };
+  std::string Bare = StringRef(Name).starts_with("%") ? Name.substr(1) : Name;
+  auto It = llvm::find(P->ParamNames, Bare);
+  if (!P->Error.empty()) {
+    // The function's own mistake is the one reported.
+  } else if (It == P->ParamNames.end()) {
+    std::vector<std::string> Names;
+    for (const std::string &N : P->ParamNames)
+      Names.push_back("%" + N);
+    Fail(fmt::format("the function of {} has no parameter %{} (its "
+                     "parameters: {})",
+                     where(), Bare, fmt::join(Names, ", ")));
+  } else {
+    unsigned Pos = unsigned(It - P->ParamNames.begin());
+    if (irType(V.type()) != P->Params[Pos]) {
+      Fail(fmt::format("parameter %{} of the function of {} is {}, but the "
+                       "value given is {}",
+                       Bare, where(), P->Params[Pos], irType(V.type())));
+    } else {
+      auto At = llvm::find_if(B->Values,
+                              [Pos](const auto &X) { return X.first == Pos; });
+      if (At != B->Values.end())
+        At->second = V;
+      else
+        B->Values.push_back({Pos, V});
+      llvm::sort(B->Values, [](const auto &X, const auto &Y) {
+        return X.first < Y.first;
+      });
+    }
+  }
+  F.Binds = std::move(B);
+  return F;
+}
 std::string Fn::where() const { return P->File + ":" + std::to_string(P->Line); }
 const std::vector<std::string> &Fn::paramTypes() const { return P->Params; }
 const std::string &Fn::resultType() const { return P->Result; }

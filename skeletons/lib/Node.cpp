@@ -96,11 +96,12 @@ std::string llq::detail::checkFn(const Fn &F, const char *Operation,
   std::vector<std::string> Want = Params;
   for (const std::string &P : F.arrayParamTypes())
     Want.push_back(P);
-  if (F.paramTypes() != Want)
+  if (F.openParamTypes() != Want)
     return fmt::format("{}: error: {} needs a function of {}, but this one "
-                       "takes {}",
+                       "takes {}{}",
                        F.where(), Operation, List(Want),
-                       List(F.paramTypes()));
+                       List(F.openParamTypes()),
+                       F.bound().empty() ? "" : " besides its bound ones");
   if (!Result.empty() && F.resultType() != Result)
     return fmt::format("{}: error: {} needs a function that returns {}, but "
                        "this one returns {}",
@@ -112,6 +113,10 @@ std::string llq::detail::checkCombine(const Fn &F, const char *Operation,
                                       const ElemType &T, const Scalar *Seed) {
   if (!F.arrays().empty())
     return fmt::format("{}: error: {}'s function cannot read arrays",
+                       F.where(), Operation);
+  if (!F.bound().empty())
+    return fmt::format("{}: error: {}'s function cannot have bound "
+                       "parameters: it combines elements only",
                        F.where(), Operation);
   std::string Error = checkFn(F, Operation, {irType(T), irType(T)}, irType(T));
   if (Error.empty() && Seed && Seed->type() != T)
@@ -184,6 +189,12 @@ std::shared_ptr<Node> llq::detail::makeNode(Op K, const char *Name,
 void llq::detail::useFns(Node &N, std::vector<Fn> Fns) {
   N.Fns = std::move(Fns);
   N.FnArrays.assign(N.Fns.size(), {});
+  N.FnBound.assign(N.Fns.size(), {});
+  for (size_t I = 0; I < N.Fns.size(); ++I)
+    for (const auto &[Pos, V] : N.Fns[I].bound()) {
+      N.FnBound[I].push_back(unsigned(N.Consts.size()));
+      N.Consts.push_back(V);
+    }
   for (size_t I = 0; I < N.Fns.size(); ++I)
     for (const Acc &A : N.Fns[I].arrays()) {
       if (!A.node()) {
@@ -686,8 +697,14 @@ void llq::detail::structuralKey(const Node &N, std::vector<uint64_t> &Key) {
   Key.push_back(N.Code.size());
   for (int64_t C : N.Code)
     Key.push_back(uint64_t(C));
-  for (const Fn &F : N.Fns)
+  for (const Fn &F : N.Fns) {
     Key.push_back(F.impl().Hash);
+    // Which parameters are bound changes the code; their values do not.
+    uint64_t Bound = 0;
+    for (const auto &[Pos, V] : F.bound())
+      Bound = Bound * 1099511628211ull + Pos + 1;
+    Key.push_back(Bound);
+  }
   Key.push_back(N.NumInputs);
   for (const Scalar &C : N.Consts)
     Key.push_back(C.allBits().size());

@@ -446,11 +446,16 @@ Acc llq::permute(const Fn &Combine, const Acc &Defaults, const Fn &Proj,
     N->Error = "permute: the defaults array has rank 0";
     return Acc(N);
   }
-  N->Error = Combine.arrays().empty()
-                 ? checkFn(Combine, "permute", {T, T}, T)
-                 : fmt::format("{}: error: permute's combining function "
+  N->Error = !Combine.arrays().empty()
+                 ? fmt::format("{}: error: permute's combining function "
                                "cannot read arrays",
-                               Combine.where());
+                               Combine.where())
+             : !Combine.bound().empty()
+                 ? fmt::format("{}: error: permute's combining function "
+                               "cannot have bound parameters: it combines "
+                               "elements only",
+                               Combine.where())
+                 : checkFn(Combine, "permute", {T, T}, T);
   if (N->Error.empty()) {
     std::string Ret = "i64";
     unsigned R = Defaults.shape().rank();

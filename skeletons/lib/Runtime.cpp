@@ -66,6 +66,7 @@ std::shared_ptr<Node> copyNode(const Node &N) {
   C->Sh = N.Sh;
   C->Fns = N.Fns;
   C->FnArrays = N.FnArrays;
+  C->FnBound = N.FnBound;
   C->NumInputs = N.NumInputs;
   C->Consts = N.Consts;
   C->Code = N.Code;

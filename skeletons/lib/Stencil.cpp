@@ -316,7 +316,7 @@ Acc makeStencil(const char *Name, const Fn &F, std::vector<StencilInput> In) {
     N->Error = checkFn(F, Name, {});
     return Acc(N);
   }
-  size_t Arity = F.paramTypes().size() - F.arrayParamTypes().size();
+  size_t Arity = F.openParamTypes().size() - F.arrayParamTypes().size();
   if (!In[0].Sizes) {
     int64_t K = stencilSize(Arity, Rank, In.size());
     if (K == 0) {

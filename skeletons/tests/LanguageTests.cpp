@@ -1018,3 +1018,76 @@ TEST_CASE("segmented scans of every row of a matrix and a rank-3 array") {
         ArrayError);
   }
 }
+
+TEST_CASE("bound parameters: run-time constants that compile nothing when they change") {
+  auto Step = LLQ_FN("double (double %x, double %v, double %dt)", R"(
+    %d = fmul double %v, %dt
+    %r = fadd double %x, %d)");
+  std::vector<double> Xs = {1, 2, 3}, Vs = {0.5, -1, 4};
+  Array<double> X = fromVector(Xs), V = fromVector(Vs);
+  for (Runtime *R : runtimes()) {
+    CHECK(R->run<double>(zipWith(Step.bind("dt", 0.5), X, V)).toVector() ==
+          std::vector<double>{1.25, 1.5, 5});
+    // Another value: the same kernel, found by structure.
+    uint64_t Built = R->stats().KernelsBuilt;
+    for (double Dt : {0.25, 2.0, -1.0}) {
+      std::vector<double> Got = R->run<double>(zipWith(Step.bind("dt", Dt), X, V)).toVector();
+      for (size_t I = 0; I < Xs.size(); ++I)
+        CHECK(Got[I] == Xs[I] + Vs[I] * Dt);
+    }
+    CHECK(R->stats().KernelsBuilt == Built);
+    // A parameter in the middle, the others given by the operation; two
+    // bound at once; bound again, the last value.
+    auto Lerp = LLQ_FN("float (float %a, float %t, float %b, float %scale)", R"(
+      %d = fsub float %b, %a
+      %m = fmul float %d, %t
+      %s = fadd float %a, %m
+      %r = fmul float %s, %scale)");
+    Array<float> A = fromVector(std::vector<float>{0, 10}), B = fromVector(std::vector<float>{4, 20});
+    Fn L = Lerp.bind("t", 0.25f).bind("scale", 2.0f).bind("t", 0.5f);
+    CHECK(R->run<float>(zipWith(L, A, B)).toVector() == std::vector<float>{4, 30});
+    // In a generate, a stencil and a filter.
+    auto Ramp = LLQ_FN("i64 (i64 %i, i64 %k)", "%r = mul i64 %i, %k");
+    CHECK(R->run<int64_t>(generate({4}, Ramp.bind("k", int64_t(3)))).toVector() ==
+          std::vector<int64_t>{0, 3, 6, 9});
+    auto Weighted = LLQ_FN("i32 (i32 %a, i32 %b, i32 %c, i32 %w)", R"(
+      %s = add i32 %a, %c
+      %m = mul i32 %b, %w
+      %r = add i32 %s, %m)");
+    CHECK(R->run<int32_t>(stencil(Weighted.bind("w", 10), Boundary::constant(0),
+                                  fromVector(std::vector<int32_t>{1, 2, 3})))
+              .toVector() == std::vector<int32_t>{12, 24, 32});
+    auto Above = LLQ_FN("i1 (i32 %x, i32 %t)", "%r = icmp sgt i32 %x, %t");
+    Array<int32_t> Ys = fromVector(std::vector<int32_t>{5, 1, 9, 3});
+    CHECK(R->run<int32_t>(filter(Above.bind("t", 4), Ys)).toVector() == std::vector<int32_t>{5, 9});
+    CHECK(R->run<int32_t>(filter(Above.bind("t", 2), Ys)).toVector() ==
+          std::vector<int32_t>{5, 9, 3});
+  }
+}
+
+TEST_CASE("binding mistakes are errors at the bind's line") {
+  auto Step = LLQ_FN("double (double %x, double %dt)", "%r = fmul double %x, %dt");
+  Array<double> X = fromVector(std::vector<double>{1});
+  Fn Wrong = Step.bind("dt", 1.0f); int WrongLine = __LINE__;
+  CHECK(!Wrong.ok());
+  CHECK(Wrong.error().find(fmt::format("LanguageTests.cpp:{}: error: bind: parameter %dt of the "
+                                       "function of ",
+                                       WrongLine)) != std::string::npos);
+  CHECK(Wrong.error().find("is double, but the value given is float") != std::string::npos);
+  Fn Missing = Step.bind("dtt", 1.0); int MissingLine = __LINE__;
+  CHECK(Missing.error().find(fmt::format("LanguageTests.cpp:{}: error: bind: the function of ",
+                                         MissingLine)) != std::string::npos);
+  CHECK(Missing.error().find("has no parameter %dtt (its parameters: %x, %dt)") !=
+        std::string::npos);
+  // The operation reports it, with where the function went.
+  CHECK_THROWS_WITH_AS(runtime(BackendKind::CPU, true).run(map(Wrong, X)),
+                       doctest::Contains("note: the function was given to map"), ArrayError);
+  // Not bound at all: the operation says what it needs and what this takes.
+  CHECK(map(Step, X).error().find("map needs a function of (double), but this one takes "
+                                  "(double, double)") != std::string::npos);
+  // A combining function combines elements only.
+  auto Add = LLQ_FN("i32 (i32 %a, i32 %b, i32 %k)", "%s = add i32 %a, %b\n %r = add i32 %s, %k");
+  Array<int32_t> Y = fromVector(std::vector<int32_t>{1});
+  CHECK(fold(Add.bind("k", 1), 0, Y).error().find("fold's function cannot have bound parameters") !=
+        std::string::npos);
+}

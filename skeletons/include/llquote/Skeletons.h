@@ -65,8 +65,11 @@ public:
 /// the tree.
 constexpr unsigned MaxExpressionDepth = 2048;
 
+class Scalar;
+
 namespace detail {
 struct FnImpl;
+struct FnBinds;
 struct Node;
 class RuntimeImpl;
 using NodeRef = std::shared_ptr<const Node>;
@@ -110,11 +113,27 @@ public:
   /// The parameters the arrays add, as LLVM spells them.
   std::vector<std::string> arrayParamTypes() const;
 
+  /// The same function with its parameter %Name given the value V at run
+  /// time (a closure's captured value): operations give it the other
+  /// parameters, and V travels in the kernel's argument block like a seed,
+  /// so binding another value compiles nothing. Binding a name again
+  /// replaces its value. A parameter that does not exist, or a value of
+  /// another type, is this Fn's error, at the bind's C++ line.
+  Fn bind(const std::string &Name, const Scalar &V,
+          const char *File = __builtin_FILE(),
+          unsigned Line = __builtin_LINE()) const;
+  /// The bound parameters, as (position, value), by position.
+  const std::vector<std::pair<unsigned, Scalar>> &bound() const;
+  /// The types of the parameters an operation gives the function: all but
+  /// the bound ones (arrays' included).
+  std::vector<std::string> openParamTypes() const;
+
   const detail::FnImpl &impl() const { return *P; }
 
 private:
   std::shared_ptr<const detail::FnImpl> P;
   std::shared_ptr<const std::vector<class Acc>> Arrays;
+  std::shared_ptr<const detail::FnBinds> Binds;
 };
 
 /// An Fn read once per place in the program, however often the line runs.

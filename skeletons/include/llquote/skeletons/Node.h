@@ -34,6 +34,8 @@ struct FnImpl {
   uint64_t Hash = 0;
   std::string Error;
   std::vector<std::string> Params;
+  /// The parameters' names, without the %.
+  std::vector<std::string> ParamNames;
   std::string Result;
   /// The atomicrmw operation equal to F(new, old) when F is one, or "".
   std::string AtomicOp;
@@ -85,6 +87,9 @@ struct Node {
   std::vector<Fn> Fns;
   /// For each of Fns, the kids that hold the arrays it reads.
   std::vector<std::vector<unsigned>> FnArrays;
+  /// For each of Fns, the Consts that hold its bound parameters' values,
+  /// in the order of Fn::bound().
+  std::vector<std::vector<unsigned>> FnBound;
   std::vector<Scalar> Consts;
   /// Structural parameters: part of the key.
   std::vector<int64_t> Code;
@@ -130,7 +135,14 @@ std::shared_ptr<Node> makeNode(Op K, const char *Name,
 std::string irType(const ElemType &T);
 std::string irType(ScalarKind K);
 
-/// Sets N's functions, adding the arrays they read as kids.
+/// What Fn::bind made: the bound parameters and the first mistake.
+struct FnBinds {
+  std::vector<std::pair<unsigned, Scalar>> Values;
+  std::string Error;
+};
+
+/// Sets N's functions, adding the arrays they read as kids and their bound
+/// values as Consts.
 void useFns(Node &N, std::vector<Fn> Fns);
 
 /// Checks that F takes Params (and what its arrays add) and returns Result (empty: any); the error
