@@ -2,7 +2,8 @@
 //
 // Each step: the acceleration of every body (a map whose function loops
 // over all bodies, read with Fn::with) is fused into the velocity update
-// (zipWith); the positions follow from the new velocities.
+// (zipWith); the positions follow from the new velocities. The time step is
+// a run-time constant (Fn::bind): another dt would compile nothing.
 //
 //===----------------------------------------------------------------------===//
 #include "Options.h"
@@ -66,16 +67,16 @@ static int example(const Options &O) {
     %r1 = insertvalue { float, float, float } %r0, float %ay, 1
     %r = insertvalue { float, float, float } %r1, float %az, 2)");
   auto KickV = LLQ_FN("{ float, float, float } ({ float, float, float } %v, "
-                      "{ float, float, float } %a)", R"(
+                      "{ float, float, float } %a, float %dt)", R"(
     %v0 = extractvalue { float, float, float } %v, 0
     %v1 = extractvalue { float, float, float } %v, 1
     %v2 = extractvalue { float, float, float } %v, 2
     %a0 = extractvalue { float, float, float } %a, 0
     %a1 = extractvalue { float, float, float } %a, 1
     %a2 = extractvalue { float, float, float } %a, 2
-    %d0 = fmul float %a0, 0x3F847AE140000000
-    %d1 = fmul float %a1, 0x3F847AE140000000
-    %d2 = fmul float %a2, 0x3F847AE140000000
+    %d0 = fmul float %a0, %dt
+    %d1 = fmul float %a1, %dt
+    %d2 = fmul float %a2, %dt
     %w0 = fadd float %v0, %d0
     %w1 = fadd float %v1, %d1
     %w2 = fadd float %v2, %d2
@@ -83,16 +84,16 @@ static int example(const Options &O) {
     %r1 = insertvalue { float, float, float } %r0, float %w1, 1
     %r = insertvalue { float, float, float } %r1, float %w2, 2)");
   auto Drift = LLQ_FN("{ float, float, float, float } ({ float, float, float, float } %b, "
-                      "{ float, float, float } %v)", R"(
+                      "{ float, float, float } %v, float %dt)", R"(
     %x = extractvalue { float, float, float, float } %b, 0
     %y = extractvalue { float, float, float, float } %b, 1
     %z = extractvalue { float, float, float, float } %b, 2
     %v0 = extractvalue { float, float, float } %v, 0
     %v1 = extractvalue { float, float, float } %v, 1
     %v2 = extractvalue { float, float, float } %v, 2
-    %d0 = fmul float %v0, 0x3F847AE140000000
-    %d1 = fmul float %v1, 0x3F847AE140000000
-    %d2 = fmul float %v2, 0x3F847AE140000000
+    %d0 = fmul float %v0, %dt
+    %d1 = fmul float %v1, %dt
+    %d2 = fmul float %v2, %dt
     %x1 = fadd float %x, %d0
     %y1 = fadd float %y, %d1
     %z1 = fadd float %z, %d2
@@ -103,8 +104,8 @@ static int example(const Options &O) {
   llq::Acc V = llq::fromVectors<float, float, float>({N}, VX, VY, VZ);
   for (int64_t S = 0; S < Steps; ++S) {
     llq::Array<> Pm = R.run(P);
-    V = R.run(llq::zipWith(KickV, V, llq::map(Accel.with({Pm}), Pm)));
-    P = R.run(llq::zipWith(Drift, Pm, V));
+    V = R.run(llq::zipWith(KickV.bind("dt", Dt), V, llq::map(Accel.with({Pm}), Pm)));
+    P = R.run(llq::zipWith(Drift.bind("dt", Dt), Pm, V));
   }
   auto Got = R.run(P).as<Body>().toVector();
   // The reference: the same arithmetic, its sums in order (llquote's may
