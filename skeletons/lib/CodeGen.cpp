@@ -503,7 +503,9 @@ static bool linearFriendly(const Node &N) {
   case Op::Reshape:
     return true;
   case Op::Map:
+  case Op::Field:
     return linearFriendly(*N.Kids[0]);
+  case Op::Zip:
   case Op::ZipWith:
     if (N.Code[0] == 0)
       return false;
@@ -551,6 +553,15 @@ Operand KernelGen::elemLinear(const Node &N, const Operand &L, Code &Out) {
       Args.push_back({type(N.Kids[K]->Type), elemLinear(*N.Kids[K], L, Out)});
     return call(N, 0, Args, Out);
   }
+  case Op::Zip: {
+    std::vector<Operand> Fields;
+    for (const NodeRef &K : N.Kids)
+      Fields.push_back(elemLinear(*K, L, Out));
+    return pack(*this, N.Type, Fields, Out);
+  }
+  case Op::Field:
+    return extractField(Out, type(N.Kids[0]->Type),
+                        elemLinear(*N.Kids[0], L, Out), unsigned(N.Code[0]));
   default:
     llvm_unreachable("not a linear-friendly producer");
   }
@@ -637,6 +648,15 @@ Operand KernelGen::elemMulti(const Node &N, const std::vector<Operand> &Ix,
   case Op::Replicate:
     return elemMulti(*N.Kids[0],
                      std::vector<Operand>(Ix.begin() + 1, Ix.end()), Out);
+  case Op::Zip: {
+    std::vector<Operand> Fields;
+    for (const NodeRef &K : N.Kids)
+      Fields.push_back(elemMulti(*K, Ix, Out));
+    return pack(*this, N.Type, Fields, Out);
+  }
+  case Op::Field:
+    return extractField(Out, type(N.Kids[0]->Type),
+                        elemMulti(*N.Kids[0], Ix, Out), unsigned(N.Code[0]));
   case Op::Cut: {
     std::vector<Operand> SrcIx(Ix);
     SrcIx.back() = emit(Out, Shifted,

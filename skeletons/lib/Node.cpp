@@ -578,6 +578,73 @@ Acc llq::concat(const Acc &A, const Acc &B) {
   return Acc(N);
 }
 
+static Acc zipN(std::vector<Acc> In) {
+  std::vector<NodeRef> Kids;
+  for (const Acc &A : In)
+    Kids.push_back(A.node());
+  auto N = makeNode(Op::Zip, "zip", Kids);
+  if (!N->Error.empty())
+    return Acc(N);
+  std::vector<ScalarKind> Fields;
+  unsigned Rank = In[0].shape().rank();
+  Extents E = extentsOf(In[0].shape());
+  bool Same = true;
+  for (const Acc &A : In) {
+    if (A.type().isTuple()) {
+      fail(*N, fmt::format("zip: the arrays must hold scalars, and one holds "
+                           "{}; zip its fields (unzip) instead",
+                           A.type().str()));
+      return Acc(N);
+    }
+    if (A.shape().rank() != Rank) {
+      fail(*N, fmt::format("zip: the arrays' ranks differ ({} and {})",
+                           In[0].shape().str(), A.shape().str()));
+      return Acc(N);
+    }
+    Same = Same && A.shape() == In[0].shape();
+    for (unsigned D = 0; D < Rank; ++D)
+      E[D] = std::min(E[D], A.shape().extent(D));
+    Fields.push_back(A.type().field(0));
+  }
+  N->Type = ElemType::tuple(Fields);
+  N->Code = {Same ? 1 : 0};
+  setShape(*N, E);
+  return Acc(N);
+}
+
+Acc llq::zip(const Acc &A, const Acc &B) { return zipN({A, B}); }
+Acc llq::zip(const Acc &A, const Acc &B, const Acc &C) {
+  return zipN({A, B, C});
+}
+Acc llq::zip(const Acc &A, const Acc &B, const Acc &C, const Acc &D) {
+  return zipN({A, B, C, D});
+}
+
+Acc llq::field(unsigned K, const Acc &A) {
+  auto N = makeNode(Op::Field, "field", {A.node()});
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Code = {int64_t(K)};
+  N->Sh = A.shape();
+  if (!A.type().isTuple() || K >= A.type().numFields()) {
+    fail(*N, fmt::format("field: the elements are {}, which have no field {}",
+                         A.type().str(), K));
+    return Acc(N);
+  }
+  N->Type = ElemType::scalar(A.type().field(K));
+  return Acc(N);
+}
+Acc llq::fst(const Acc &A) { return field(0, A); }
+Acc llq::snd(const Acc &A) { return field(1, A); }
+std::vector<Acc> llq::unzip(const Acc &A) {
+  if (!A.node() || !A.error().empty() || !A.type().isTuple())
+    return {field(0, A)};
+  std::vector<Acc> Fields;
+  for (unsigned K = 0; K < A.type().numFields(); ++K)
+    Fields.push_back(field(K, A));
+  return Fields;
+}
+
 Acc llq::fill(const Extents &Sh, const Scalar &V) {
   auto N = makeNode(Op::Fill, "fill");
   setShape(*N, Sh);

@@ -1091,3 +1091,53 @@ TEST_CASE("binding mistakes are errors at the bind's line") {
   CHECK(fold(Add.bind("k", 1), 0, Y).error().find("fold's function cannot have bound parameters") !=
         std::string::npos);
 }
+
+TEST_CASE("zip, unzip, fst, snd and field: tuples built and taken apart, delayed") {
+  auto AddD = LLQ_FN("double (i32 %a, double %b)",
+                     "%f = sitofp i32 %a to double\n %r = fadd double %f, %b");
+  for (Runtime *R : runtimes())
+    for (int64_t N : Sizes) {
+      CAPTURE(N);
+      std::vector<int32_t> Is = randomInts(N, unsigned(N) + 31);
+      std::vector<double> Ds(Is.begin(), Is.end());
+      for (double &D : Ds)
+        D *= 0.5;
+      Array<int32_t> I = fromVector(Is);
+      Array<double> D = fromVector(Ds);
+      // zip of a map and an array, fused; read back field by field.
+      auto Z = R->run(zip(map(plusOne(), I), D)).as<std::tuple<int32_t, double>>();
+      std::vector<int32_t> Plus = Is;
+      for (int32_t &V : Plus)
+        V += 1;
+      CHECK(Z.field<0>() == Plus);
+      CHECK(Z.field<1>() == Ds);
+      // fst and snd of a zip, and unzip of a manifest tuple array.
+      CHECK(R->run<int32_t>(fst(zip(I, D))).toVector() == Is);
+      CHECK(R->run<double>(snd(zip(I, D))).toVector() == Ds);
+      std::vector<Acc> Parts = unzip(Z);
+      REQUIRE(Parts.size() == 2);
+      CHECK(R->run<int32_t>(Parts[0]).toVector() == Plus);
+      // A zipWith over the fields of one tuple array.
+      std::vector<double> Want(Ds.size());
+      for (size_t K = 0; K < Ds.size(); ++K)
+        Want[K] = double(Plus[K]) + Ds[K];
+      CHECK(R->run<double>(zipWith(AddD, Parts[0], Parts[1])).toVector() == Want);
+      // Three and four arrays, shorter ones giving the length.
+      auto Z3 = R->run(zip(I, D, take(N / 2, I))).as<std::tuple<int32_t, double, int32_t>>();
+      CHECK(Z3.size() == N / 2);
+      CHECK(Z3.field<2>() == std::vector<int32_t>(Is.begin(), Is.begin() + N / 2));
+      auto Z4 = R->run(field(3, zip(D, D, I, reverse(I))));
+      CHECK(Z4.as<int32_t>().toVector() == std::vector<int32_t>(Is.rbegin(), Is.rend()));
+    }
+}
+
+TEST_CASE("zip and field mistakes are errors") {
+  Array<int32_t> I = fromVector(randomInts(3, 1));
+  auto P = fromVectors<int32_t, double>({2}, {1, 2}, {0.5, 1.5});
+  CHECK(zip(I, P).error() == "zip: the arrays must hold scalars, and one holds (i32, f64); zip "
+                             "its fields (unzip) instead");
+  CHECK(zip(I, fromVector({1, 3}, randomInts(3, 2))).error() ==
+        "zip: the arrays' ranks differ ([3] and [1, 3])");
+  CHECK(field(2, P).error() == "field: the elements are (i32, f64), which have no field 2");
+  CHECK(fst(I).error() == "field: the elements are i32, which have no field 0");
+}

@@ -285,6 +285,12 @@ public:
   }
   /// The same data, typed; throws ArrayError if U is not the element type.
   template <typename U> Array<U> as() const { return Array<U>(A); }
+  /// Field K of every element of a tuple array, as a vector.
+  template <size_t K> auto field() const {
+    static_assert(IsTuple<T>::value, "field<K>() of an Array of tuples");
+    using F = std::tuple_element_t<K, T>;
+    return std::move(*A->template toVector<F>(K));
+  }
 
 private:
   template <typename U, size_t... I>
@@ -380,6 +386,18 @@ Acc init(const Acc &A);
 Acc tail(const Acc &A);
 /// A's rows followed by B's: n + m elements in the innermost dimension.
 Acc concat(const Acc &A, const Acc &B);
+/// The arrays' elements side by side, as tuples (Accelerate's zip), over
+/// the intersection of the shapes; each array holds scalars.
+Acc zip(const Acc &A, const Acc &B);
+Acc zip(const Acc &A, const Acc &B, const Acc &C);
+Acc zip(const Acc &A, const Acc &B, const Acc &C, const Acc &D);
+/// Field K of each element of a tuple array, delayed: no copy of the other
+/// fields is made or read. fst and snd are fields 0 and 1; unzip gives
+/// every field.
+Acc field(unsigned K, const Acc &A);
+Acc fst(const Acc &A);
+Acc snd(const Acc &A);
+std::vector<Acc> unzip(const Acc &A);
 Acc fill(const Extents &Sh, const Scalar &V);
 /// Start, Start+1, ... in row-major order; integer or float elements.
 Acc enumFromN(const Extents &Sh, const Scalar &Start);
