@@ -3,9 +3,10 @@
 // Reads the input as a small stack program of array operations (arrays of
 // i64 and double from the input's bytes, generate, map, imap, zipWith,
 // reverse, transpose, backpermute, transform, slice, replicate, reshape,
-// enumFromN, take, drop, init, tail, concat, filter, compact, acond,
-// awhile, fold, foldAll, fold1, the reductions by name (sum, product,
-// minimum, maximum, all, any), foldSeg, the four scans of any rank,
+// enumFromN, take, drop, init, tail, concat, zip, fst, snd, filter,
+// compact, acond, awhile, fold, foldAll, fold1, the reductions by name
+// (sum, product, minimum, maximum, all, any), foldSeg, the four scans of
+// any rank,
 // scanlSeg, scanrSeg, permute into ranks 1 to 3 with atomicrmw and with a
 // cmpxchg loop, and stencils and stencil2 of several sizes with every
 // boundary), runs the array on top of the stack on the
@@ -283,7 +284,7 @@ Boundary boundary(FuzzedDataProvider &In, bool Float) {
 
 /// One operation on the stack; false when it does not fit (it is skipped).
 bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
-  unsigned Op = In.ConsumeIntegralInRange<unsigned>(0, 31);
+  unsigned Op = In.ConsumeIntegralInRange<unsigned>(0, 32);
   auto Top = [&]() -> Val & { return S.back(); };
   bool HaveTop = !S.empty();
   bool IntTop = HaveTop && !Top().Float;
@@ -626,6 +627,24 @@ bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
                                : compact(map(positive(), Top().A), Top().A);
     Top().Sh = {0};
     return true;
+  case 32: {
+    // A tuple array of the top two, taken apart again: its first or second
+    // field, over the intersection of the shapes.
+    if (S.size() < 2)
+      return false;
+    Val B = S.back();
+    Val &A = S[S.size() - 2];
+    if (A.Sh.size() != B.Sh.size())
+      return false;
+    S.pop_back();
+    bool Second = In.ConsumeBool();
+    A.A = Second ? snd(zip(A.A, B.A)) : fst(zip(A.A, B.A));
+    if (Second)
+      A.Float = B.Float;
+    for (size_t D = 0; D < A.Sh.size(); ++D)
+      A.Sh[D] = std::min(A.Sh[D], B.Sh[D]);
+    return true;
+  }
   case 31:
     // The same expression twice: later operations build on shared parts.
     if (!HaveTop || S.size() == MaxStack)
