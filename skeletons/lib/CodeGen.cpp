@@ -648,6 +648,21 @@ Operand KernelGen::elemMulti(const Node &N, const std::vector<Operand> &Ix,
   case Op::Replicate:
     return elemMulti(*N.Kids[0],
                      std::vector<Operand>(Ix.begin() + 1, Ix.end()), Out);
+  case Op::Reindex: {
+    // The source's index: the result's at All, the fixed ones at theirs;
+    // a new dimension's index is not read.
+    std::vector<Operand> SrcIx;
+    size_t R = 0;
+    for (int64_t C : N.Code) {
+      if (C == 0)
+        SrcIx.push_back(Ix[R++]);
+      else if (C == 1)
+        ++R;
+      else
+        SrcIx.push_back(val(N, unsigned(C - 2)));
+    }
+    return elemMulti(*N.Kids[0], SrcIx, Out);
+  }
   case Op::Zip: {
     std::vector<Operand> Fields;
     for (const NodeRef &K : N.Kids)

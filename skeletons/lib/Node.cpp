@@ -645,6 +645,72 @@ std::vector<Acc> llq::unzip(const Acc &A) {
   return Fields;
 }
 
+/// replicate (New) and slice (Fixed) by specification.
+static Acc reindex(const char *Name, bool Replicate,
+                   const std::vector<SliceDim> &Spec, const Acc &A) {
+  auto N = makeNode(Op::Reindex, Name, {A.node()});
+  if (!N->Error.empty())
+    return Acc(N);
+  N->Type = A.type();
+  unsigned All = 0, Given = 0;
+  for (const SliceDim &D : Spec)
+    (D.IsAll ? All : Given) += 1;
+  unsigned SrcRank = Replicate ? All : All + Given;
+  auto SpecText = [&] {
+    std::string T = "Z";
+    for (const SliceDim &D : Spec)
+      T += D.IsAll ? " :. All" : fmt::format(" :. {}", D.N);
+    return T;
+  };
+  if (SrcRank != A.shape().rank()) {
+    fail(*N, fmt::format("{}: the specification ({}) has {} dimension{} of "
+                         "the array, which has rank {}",
+                         Name, SpecText(), SrcRank, SrcRank == 1 ? "" : "s",
+                         A.shape().rank()));
+    return Acc(N);
+  }
+  Extents E;
+  unsigned S = 0;
+  for (const SliceDim &D : Spec) {
+    if (D.IsAll) {
+      N->Code.push_back(0);
+      E.push_back(A.shape().extent(S++));
+    } else if (Replicate) {
+      if (D.N < 0) {
+        fail(*N, fmt::format("{}: the new extent {} in {} is negative", Name,
+                             D.N, SpecText()));
+        return Acc(N);
+      }
+      N->Code.push_back(1);
+      E.push_back(D.N);
+    } else {
+      if (D.N < 0 || D.N >= A.shape().extent(S)) {
+        fail(*N, fmt::format("{}: index {} in {} is outside dimension {} of "
+                             "shape {}",
+                             Name, D.N, SpecText(), S, A.shape().str()));
+        return Acc(N);
+      }
+      N->Code.push_back(2 + int64_t(N->Vals.size()));
+      N->Vals.push_back(D.N);
+      ++S;
+    }
+  }
+  if (E.size() > Shape::MaxRank) {
+    fail(*N, fmt::format("{}: rank {} is more than the {} allowed", Name,
+                         E.size(), Shape::MaxRank));
+    return Acc(N);
+  }
+  setShape(*N, E);
+  return Acc(N);
+}
+
+Acc llq::replicate(const std::vector<SliceDim> &Spec, const Acc &A) {
+  return reindex("replicate", true, Spec, A);
+}
+Acc llq::slice(const Acc &A, const std::vector<SliceDim> &Spec) {
+  return reindex("slice", false, Spec, A);
+}
+
 Acc llq::fill(const Extents &Sh, const Scalar &V) {
   auto N = makeNode(Op::Fill, "fill");
   setShape(*N, Sh);

@@ -1141,3 +1141,47 @@ TEST_CASE("zip and field mistakes are errors") {
   CHECK(field(2, P).error() == "field: the elements are (i32, f64), which have no field 2");
   CHECK(fst(I).error() == "field: the elements are i32, which have no field 0");
 }
+
+TEST_CASE("replicate and slice by specification, a dimension anywhere") {
+  std::vector<int32_t> Ms = randomInts(3 * 4, 5);
+  Array<int32_t> M = fromVector({3, 4}, Ms);
+  Array<int32_t> V = fromVector(std::vector<int32_t>{7, 8, 9});
+  for (Runtime *R : runtimes()) {
+    // A new innermost dimension: each element repeated along a row.
+    Array<> Cols = R->run(replicate({All, 2}, V));
+    CHECK(Cols.shape().extent(0) == 3);
+    CHECK(Cols.shape().extent(1) == 2);
+    CHECK(Cols.as<int32_t>().toVector() == std::vector<int32_t>{7, 7, 8, 8, 9, 9});
+    // A new middle dimension of a matrix.
+    std::vector<int32_t> Mid = R->run<int32_t>(replicate({All, 2, All}, M)).toVector();
+    REQUIRE(Mid.size() == 24);
+    for (int64_t I = 0; I < 3; ++I)
+      for (int64_t K = 0; K < 2; ++K)
+        for (int64_t J = 0; J < 4; ++J)
+          CHECK(Mid[size_t((I * 2 + K) * 4 + J)] == Ms[size_t(I * 4 + J)]);
+    // A column and a row of a matrix, fused into a sum; an element.
+    CHECK(R->run<int32_t>(slice(M, {All, 2})).toVector() ==
+          std::vector<int32_t>{Ms[2], Ms[6], Ms[10]});
+    CHECK(R->run<int32_t>(slice(M, {1, All})).toVector() ==
+          std::vector<int32_t>(Ms.begin() + 4, Ms.begin() + 8));
+    CHECK(R->run(sum(slice(M, {All, 3}))).scalar().get<int32_t>() == Ms[3] + Ms[7] + Ms[11]);
+    Array<> E = R->run(slice(M, {2, 1}));
+    CHECK(E.shape().rank() == 0);
+    CHECK(E.scalar().get<int32_t>() == Ms[9]);
+  }
+  // The fixed index is a run-time value: another column, no new kernel.
+  Runtime &R = runtime(BackendKind::CPU, true);
+  R.run(slice(M, {All, 0}));
+  uint64_t Built = R.stats().KernelsBuilt;
+  CHECK(R.run<int32_t>(slice(M, {All, 1})).toVector() == std::vector<int32_t>{Ms[1], Ms[5], Ms[9]});
+  CHECK(R.stats().KernelsBuilt == Built);
+  // Mistakes.
+  CHECK(slice(M, {All, 4}).error() ==
+        "slice: index 4 in Z :. All :. 4 is outside dimension 1 of shape [3, 4]");
+  CHECK(slice(M, {All}).error() ==
+        "slice: the specification (Z :. All) has 1 dimension of the array, which has rank 2");
+  CHECK(replicate({All, -1}, V).error() == "replicate: the new extent -1 in Z :. All :. -1 is negative");
+  CHECK(replicate({All, All}, V).error() ==
+        "replicate: the specification (Z :. All :. All) has 2 dimensions of the array, which "
+        "has rank 1");
+}

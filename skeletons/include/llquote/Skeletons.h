@@ -370,10 +370,32 @@ Acc backpermute(const Extents &Sh, const Fn &Proj, const Acc &A);
 Acc reshape(const Extents &Sh, const Acc &A);
 Acc reverse(const Acc &A);   ///< A vector, last element first.
 Acc transpose(const Acc &A); ///< A matrix, rows and columns swapped.
+/// One dimension of a slice specification, as Accelerate writes them
+/// (`Z :. All :. 3`): All, or a number. In replicate the number is the
+/// extent of a new dimension; in slice, the index the dimension is fixed
+/// at.
+struct SliceDim {
+  SliceDim(int64_t N) : N(N) {}
+  static SliceDim all() {
+    SliceDim D(0);
+    D.IsAll = true;
+    return D;
+  }
+  bool IsAll = false;
+  int64_t N = 0;
+};
+inline const SliceDim All = SliceDim::all();
 /// The rank r-1 array at outermost index I.
 Acc slice(const Acc &A, int64_t I);
+/// A with the dimensions where Spec has numbers fixed at them, outermost
+/// first: slice(m, {All, 2}) is column 2 of a matrix, slice(m, {2, All})
+/// its row 2. The indices are passed at run time.
+Acc slice(const Acc &A, const std::vector<SliceDim> &Spec);
 /// N copies of A along a new outermost dimension.
 Acc replicate(int64_t N, const Acc &A);
+/// A with new dimensions where Spec has numbers, outermost first:
+/// replicate({All, 3}, v) of a vector is a matrix of 3 columns, each v.
+Acc replicate(const std::vector<SliceDim> &Spec, const Acc &A);
 /// The innermost dimension cut or joined (Accelerate's take, drop, init,
 /// tail and ++), delayed like reverse: over the intersection of the outer
 /// dimensions. take(N, A) keeps the first min(N, n) elements of each row,

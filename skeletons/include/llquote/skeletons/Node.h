@@ -56,6 +56,9 @@ enum class Op : uint8_t {
   Slice,       ///< Kids[0][Vals[0]][ix...]
   Replicate,   ///< Kids[0][ix[1:]]
   Cut,         ///< Kids[0][ix..., i + Vals[0]]: take, drop, init, tail.
+  Reindex,     ///< Kids[0] through a slice specification: Code[d] is 0 for
+               ///< All, 1 for a new dimension (replicate), 2 + k for the
+               ///< fixed index Vals[k] (slice).
   Zip,         ///< (Kids[0][ix], ...); Code[0]: all shapes equal.
   Field,       ///< Field Code[0] of Kids[0][ix]: field, fst, snd, unzip.
   Concat,      ///< i < n ? Kids[0][ix..., i] : Kids[1][ix..., i - n].
