@@ -2,7 +2,8 @@
 //
 // Reads the input as a small stack program of array operations (arrays of
 // i64 and double from the input's bytes, generate, map, imap, zipWith,
-// reverse, transpose, backpermute, transform, slice, replicate, reshape,
+// reverse, transpose, backpermute, transform, slice and replicate (also
+// by specification), reshape,
 // enumFromN, take, drop, init, tail, concat, zip, fst, snd, filter,
 // compact, acond, awhile, fold, foldAll, fold1, the reductions by name
 // (sum, product, minimum, maximum, all, any), foldSeg, the four scans of
@@ -347,18 +348,34 @@ bool step(FuzzedDataProvider &In, std::vector<Val> &S) {
   case 8: {
     if (Rank < 2)
       return false;
-    // One past the end is an error that both backends must report.
-    int64_t I = In.ConsumeIntegralInRange<int64_t>(0, Top().Sh[0]);
-    Top().A = slice(Top().A, I);
-    Top().Sh.erase(Top().Sh.begin());
+    // One past the end is an error that both backends must report. The
+    // outermost dimension, or (by specification) any one of them.
+    size_t D = In.ConsumeBool() ? 0 : In.ConsumeIntegralInRange<size_t>(0, Rank - 1);
+    int64_t I = In.ConsumeIntegralInRange<int64_t>(0, Top().Sh[D]);
+    if (D == 0 && In.ConsumeBool()) {
+      Top().A = slice(Top().A, I);
+    } else {
+      std::vector<SliceDim> Spec(Rank, All);
+      Spec[D] = I;
+      Top().A = slice(Top().A, Spec);
+    }
+    Top().Sh.erase(Top().Sh.begin() + long(D));
     return true;
   }
   case 9: {
+    // A new dimension, outermost or (by specification) anywhere.
     if (!HaveTop || Rank == 3)
       return false;
     int64_t N = In.ConsumeIntegralInRange<int64_t>(0, 4);
-    Top().A = replicate(N, Top().A);
-    Top().Sh.insert(Top().Sh.begin(), N);
+    size_t D = In.ConsumeIntegralInRange<size_t>(0, Rank);
+    if (D == 0) {
+      Top().A = replicate(N, Top().A);
+    } else {
+      std::vector<SliceDim> Spec(Rank + 1, All);
+      Spec[D] = N;
+      Top().A = replicate(Spec, Top().A);
+    }
+    Top().Sh.insert(Top().Sh.begin() + long(D), N);
     return true;
   }
   case 10:
