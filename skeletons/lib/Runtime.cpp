@@ -693,11 +693,11 @@ llvm::Expected<NodeRef> RuntimeImpl::recordTree(const NodeRef &P, Recording &R,
 
 llvm::Error RuntimeImpl::recordKids(const Node &From, Node &To, Recording &R,
                                     Plan::Step &S) {
-  // Without fusion, a producer's value is read from memory by whatever
-  // uses it, except by the copy that computes it; a reshape is only
-  // another view of the same elements, and a manifest array is one.
-  // The copy that computes a producer as an array reads it fused, and
-  // nothing else than it.
+  // A kid is read as an array when the consumer reads it on the host, when
+  // several results of one run read it (Meet), and, without fusion, when
+  // it is a producer other than a reshape (another view of the same
+  // elements). The copy that computes a producer as an array reads that
+  // producer fused, whatever else holds.
   bool Copy = From.Skel == &materializeSkeleton();
   bool Unfused = !Fusion && !Copy;
   for (size_t I = 0; I < From.Kids.size(); ++I) {
