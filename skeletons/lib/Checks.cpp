@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llquote/skeletons/Skeleton.h"
+#include "llquote/skeletons/Node.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -163,9 +164,37 @@ void llq::detail::addDivisionChecks(Module &M, const KernelGen &G) {
     bool Divides = false;
     for (Instruction &I : instructions(*F))
       Divides |= isDivision(I);
-    if (!Divides)
+    const std::vector<ArrayParam> &Arrays = G.function(FnIx).Arrays;
+    if (!Divides && Arrays.empty())
       continue;
     Function *Checked = withFaultParam(*F, FaultOf);
+    // The readers of its arrays (which only it calls) report into the same
+    // word: @llq.read.fault(i64 K) becomes a store of the read's code.
+    for (const ArrayParam &A : Arrays) {
+      Function *R = M.getFunction(KernelGen::functionName(FnIx) + "." + A.Name);
+      if (!R || R->isDeclaration())
+        continue;
+      Function *CR = withFaultParam(*R, FaultOf);
+      Value *Word = CR->getArg(CR->arg_size() - 1);
+      SmallVector<CallInst *, 4> Faults;
+      for (Instruction &I : instructions(*CR))
+        if (auto *CI = dyn_cast<CallInst>(&I);
+            CI && CI->getCalledFunction() &&
+            CI->getCalledFunction()->getName() == "llq.read.fault")
+          Faults.push_back(CI);
+      for (CallInst *CI : Faults) {
+        IRBuilder<> B(CI);
+        auto *K = cast<ConstantInt>(CI->getArgOperand(0));
+        StoreInst *S = B.CreateStore(
+            B.getInt64(ReadFault + 64 * int64_t(FnIx) + K->getSExtValue()),
+            Word);
+        S->setAtomic(AtomicOrdering::Monotonic);
+        S->setAlignment(Align(8));
+        CI->eraseFromParent();
+      }
+    }
+    if (!Divides)
+      continue;
     Value *Fault = Checked->getArg(Checked->arg_size() - 1);
     SmallVector<BinaryOperator *, 8> Divisions;
     for (Instruction &I : instructions(*Checked))
@@ -174,4 +203,6 @@ void llq::detail::addDivisionChecks(Module &M, const KernelGen &G) {
     for (BinaryOperator *D : Divisions)
       guard(*D, Fault, DivisionFault + 2 * int64_t(FnIx));
   }
+  if (Function *Decl = M.getFunction("llq.read.fault"); Decl && Decl->use_empty())
+    Decl->eraseFromParent();
 }

@@ -708,9 +708,37 @@ KernelGen::instantiate(const Template &Skel, Bindings Extra,
                        const std::vector<std::string> &PhaseNames,
                        llvm::LLVMContext &ModuleCtx) {
   Phases = PhaseNames;
+  // Each prelude once, before the functions; then each function after the
+  // readers of its arrays.
   std::vector<Binding> Defs;
+  std::vector<std::string> Preludes;
+  bool Reads = false;
+  for (const FnImpl *F : Fns) {
+    Reads |= !F->Arrays.empty();
+    if (!F->Uses || llvm::is_contained(Preludes, F->Uses->Suffix))
+      continue;
+    Preludes.push_back(F->Uses->Suffix);
+    auto D = F->Uses->Def->fragment({});
+    if (!D)
+      return D.takeError();
+    Defs.push_back(std::move(*D));
+  }
+  if (Reads && checks()) {
+    auto D = readFaultDeclaration().fragment({});
+    if (!D)
+      return D.takeError();
+    Defs.push_back(std::move(*D));
+  }
   for (size_t I = 0; I < Fns.size(); ++I) {
-    auto F = Fns[I]->Def->fragment({{"name", functionName(I)}});
+    Bindings Names = fnBindings(*Fns[I], functionName(I), functionName(I) + ".");
+    if (!Fns[I]->Arrays.empty()) {
+      auto R = (checks() ? Fns[I]->CheckedReaders : Fns[I]->Readers)
+                   ->fragment(Names);
+      if (!R)
+        return R.takeError();
+      Defs.push_back(std::move(*R));
+    }
+    auto F = Fns[I]->Def->fragment(Names);
     if (!F)
       return F.takeError();
     Defs.push_back(std::move(*F));
@@ -743,7 +771,18 @@ KernelGen::instantiate(const Template &Skel, Bindings Extra,
   Extra.try_emplace("fns", Defs);
   Extra.try_emplace("params", Params);
   Extra.try_emplace("entries", Entries);
-  return Skel.instantiate(ModuleCtx, Extra);
+  auto M = Skel.instantiate(ModuleCtx, Extra);
+  // A prelude's helpers are inlined like the functions that call them.
+  if (M && !Preludes.empty())
+    for (llvm::Function &F : **M)
+      if (llvm::any_of(Preludes, [&](const std::string &S) {
+            return F.getName().ends_with(S);
+          })) {
+        F.setLinkage(llvm::GlobalValue::InternalLinkage);
+        if (!F.hasFnAttribute(llvm::Attribute::NoInline))
+          F.addFnAttr(llvm::Attribute::AlwaysInline);
+      }
+  return M;
 }
 
 //===-- Backend -----------------------------------------------------------===//
@@ -889,6 +928,26 @@ llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
     return failure(fmt::format("{}: {}", Root.Name, St.message()));
   int64_t At =
       FaultWord ? __atomic_load_n(FaultWord, __ATOMIC_RELAXED) : int64_t(-1);
+  if (At >= ReadFault) {
+    size_t FnIx = size_t((At - ReadFault) / 64);
+    size_t Which = size_t((At - ReadFault) % 64);
+    if (FnIx < K.FnHashes.size())
+      for (const Node *N : Nodes)
+        for (const Fn &F : N->Fns)
+          if (F.impl().Hash == K.FnHashes[FnIx] &&
+              Which < F.impl().Arrays.size())
+            return failure(fmt::format(
+                "{}: the function of {} ({}) read its array %{}{} at an "
+                "index outside it; reported because checks are on "
+                "(RuntimeOptions::Checks, LLQ_CHECKS)",
+                Root.Name, N->Name, F.where(), F.impl().Arrays[Which].Name,
+                Which < F.arrays().size() && F.arrays()[Which].node()
+                    ? " of shape " + F.arrays()[Which].shape().str()
+                    : std::string()));
+    return failure(fmt::format("{}: one of its functions read an array at "
+                               "an index outside it",
+                               Root.Name));
+  }
   if (At >= DivisionFault) {
     size_t FnIx = size_t((At - DivisionFault) / 2);
     bool Overflow = (At - DivisionFault) % 2;

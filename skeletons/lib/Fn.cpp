@@ -11,6 +11,8 @@
 #include "llquote/skeletons/Node.h"
 #include "llquote/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/IR/Function.h"
 #include <algorithm>
 #include "llvm/IR/Instructions.h"
@@ -173,40 +175,317 @@ Error bodyEndErrors(Error E, const FnImpl &P, const std::string &Ret,
   });
 }
 
+/// The top-level comma-separated parts of S[Begin, End), trimmed, as
+/// (offset, length).
+std::vector<std::pair<size_t, size_t>> splitParams(StringRef S, size_t Begin,
+                                                   size_t End) {
+  std::vector<std::pair<size_t, size_t>> Parts;
+  int Depth = 0;
+  size_t From = Begin;
+  auto Add = [&](size_t To) {
+    StringRef Part = S.slice(From, To);
+    size_t Lead = Part.size() - Part.ltrim().size();
+    Parts.push_back({From + Lead, Part.trim().size()});
+  };
+  for (size_t I = Begin; I < End; ++I) {
+    char C = S[I];
+    if (C == '{' || C == '[' || C == '<' || C == '(')
+      ++Depth;
+    else if (C == '}' || C == ']' || C == '>' || C == ')')
+      --Depth;
+    else if (C == ',' && Depth == 0) {
+      Add(I);
+      From = I + 1;
+    }
+  }
+  if (!S.slice(Begin, End).trim().empty())
+    Add(End);
+  return Parts;
+}
+
+/// `array<T>` or `array<T, R>` followed by `%name`, or an error.
+Expected<ArrayParam> readArrayParam(StringRef Text) {
+  auto Fail = [&](const std::string &Why) {
+    return createStringError(
+        inconvertibleErrorCode(),
+        "'" + Text.str() + "': " + Why +
+            "; an array parameter is written 'array<T> %name' or "
+            "'array<T, rank> %name', T an element type of arrays");
+  };
+  StringRef S = Text;
+  S.consume_front("array<");
+  int Depth = 1;
+  size_t Close = 0, Comma = StringRef::npos;
+  for (size_t I = 0; I < S.size() && !Close; ++I) {
+    char C = S[I];
+    if (C == '{' || C == '[' || C == '<' || C == '(')
+      ++Depth;
+    else if (C == '}' || C == ']' || C == '>' || C == ')') {
+      if (--Depth == 0)
+        Close = I;
+    } else if (C == ',' && Depth == 1)
+      Comma = I;
+  }
+  if (!Close)
+    return Fail("its '<' is not closed");
+  ArrayParam A;
+  StringRef Elem = S.take_front(std::min(Comma, Close)).trim();
+  if (Comma != StringRef::npos) {
+    StringRef R = S.slice(Comma + 1, Close).trim();
+    if (R.getAsInteger(10, A.Rank) || A.Rank > 16)
+      return Fail("its rank is '" + R.str() + "', not a number from 0 to 16");
+  }
+  StringRef Name = S.drop_front(Close + 1).trim();
+  if (!Name.consume_front("%") || Name.empty() ||
+      !llvm::all_of(Name, isNameChar))
+    return Fail("it has no name");
+  A.Name = Name.str();
+  LLVMContext Ctx;
+  Module M("array", Ctx);
+  SMDiagnostic Err;
+  Type *T = parseType(Elem, Err, M);
+  if (!T)
+    return Fail("'" + Elem.str() + "' is not a type: " + Err.getMessage().str());
+  A.Type = printType(T);
+  std::optional<ElemType> E = elemTypeOf(A.Type);
+  if (!E)
+    return Fail("arrays hold scalars or structs of scalars, not " + A.Type);
+  for (size_t F = 0; F < E->numFields(); ++F)
+    A.FieldTypes.push_back(irType(E->field(F)));
+  if (A.FieldTypes.size() == 1 && !E->isTuple())
+    A.FieldTypes[0] = A.Type;
+  return A;
+}
+
+/// The parameters an array parameter stands for: `ptr %a.f0, ...,
+/// i64 %a.n0, ...`.
+std::string arrayParams(const ArrayParam &A) {
+  std::vector<std::string> Ps;
+  for (size_t F = 0; F < A.FieldTypes.size(); ++F)
+    Ps.push_back(fmt::format("ptr %{}.f{}", A.Name, F));
+  for (unsigned D = 0; D < A.Rank; ++D)
+    Ps.push_back(fmt::format("i64 %{}.n{}", A.Name, D));
+  return fmt::format("{}", fmt::join(Ps, ", "));
+}
+
+/// The readers of As: `@$gid:arrayK(ptr ..., i64 extents..., i64 index...)`
+/// returns the element at the index; Checked, only where the index is in
+/// the array (otherwise zero, after calling @llq.read.fault(i64 K)).
+std::string readerText(const std::vector<ArrayParam> &As, bool Checked) {
+  std::string Out;
+  for (size_t K = 0; K < As.size(); ++K) {
+    const ArrayParam &A = As[K];
+    std::vector<std::string> Ps;
+    for (size_t F = 0; F < A.FieldTypes.size(); ++F)
+      Ps.push_back(fmt::format("ptr %f{}", F));
+    for (unsigned D = 0; D < A.Rank; ++D)
+      Ps.push_back(fmt::format("i64 %n{}", D));
+    for (unsigned D = 0; D < A.Rank; ++D)
+      Ps.push_back(fmt::format("i64 %i{}", D));
+    Out += fmt::format("define internal {} $gid:array{}({}) alwaysinline {{\n"
+                       "entry:\n",
+                       A.Type, K, fmt::join(Ps, ", "));
+    if (Checked) {
+      Out += "  %ok = i1 true\n";
+      for (unsigned D = 0; D < A.Rank; ++D)
+        Out += fmt::format("  %in{0} = icmp ult i64 %i{0}, %n{0}\n"
+                           "  %ok = and i1 %ok, %in{0}\n",
+                           D);
+      Out += fmt::format("  br i1 %ok, label %read, label %outside\n"
+                         "outside:\n"
+                         "  call void @llq.read.fault(i64 {})\n"
+                         "  ret {} zeroinitializer\n"
+                         "read:\n",
+                         K, A.Type);
+    }
+    Out += "  %at = i64 0\n";
+    for (unsigned D = 0; D < A.Rank; ++D)
+      Out += fmt::format("  %at = mul i64 %at, %n{0}\n"
+                         "  %at = add i64 %at, %i{0}\n",
+                         D);
+    Out += fmt::format("  %v = {} poison\n", A.Type);
+    bool Tuple = A.FieldTypes.size() > 1 || A.FieldTypes[0] != A.Type;
+    for (size_t F = 0; F < A.FieldTypes.size(); ++F) {
+      const std::string &T = A.FieldTypes[F];
+      std::string Mem = T == "i1" ? "i8" : T;
+      Out += fmt::format("  %p{0} = getelementptr {1}, ptr %f{0}, i64 %at\n"
+                         "  %x{0} = load {1}, ptr %p{0}\n",
+                         F, Mem);
+      std::string X = fmt::format("%x{}", F);
+      if (T == "i1") {
+        Out += fmt::format("  %b{0} = trunc i8 %x{0} to i1\n", F);
+        X = fmt::format("%b{}", F);
+      }
+      if (Tuple)
+        Out += fmt::format("  %v = insertvalue {} %v, {} {}, {}\n", A.Type, T,
+                           X, F);
+      else
+        Out += fmt::format("  %v = {} {}\n", T, X);
+    }
+    Out += fmt::format("  ret {} %v\n}}\n", A.Type);
+  }
+  return Out;
+}
+
 /// Reads the function; fills Params, Result and AtomicOp, or Error.
 void readFn(FnImpl &P) {
-  StringRef Sig = StringRef(P.Signature).trim();
+  auto Fail = [&](const std::string &Message) {
+    P.Error = P.File + ":" + std::to_string(P.Line) + ": error: " + Message;
+  };
+  if (P.Uses && !P.Uses->Error.empty()) {
+    P.Error = P.Uses->Error + "\nnote: the prelude is named by the function "
+                              "of " + P.File + ":" + std::to_string(P.Line);
+    return;
+  }
+  StringRef Written = StringRef(P.Signature).trim();
+  Rewritten SigR = P.Uses ? P.Uses->rewrite(Written)
+                          : Rewritten{Written.str(), {}};
+  Rewritten BodyR = P.Uses ? P.Uses->rewrite(P.Body) : Rewritten{P.Body, {}};
+  StringRef Sig = SigR.Text;
   size_t Open = Sig.find('(');
-  if (Open == StringRef::npos || Open == 0 || !Sig.ends_with(")")) {
-    P.Error = P.File + ":" + std::to_string(P.Line) +
-              ": error: a function's signature is its result type and its "
-              "parameters, as in 'float (float %a, float %b)', not '" +
-              Sig.str() + "'";
-    return;
-  }
+  if (Open == StringRef::npos || Open == 0 || !Sig.ends_with(")"))
+    return Fail("a function's signature is its result type and its "
+                "parameters, as in 'float (float %a, float %b)', not '" +
+                Written.str() + "'");
   std::string Ret = Sig.take_front(Open).trim().str();
-  if (Ret == "void") {
-    P.Error = P.File + ":" + std::to_string(P.Line) +
-              ": error: a scalar function returns a value, which its body "
-              "assigns to %r; this signature's result type is void: '" +
-              Sig.str() + "'";
-    return;
+  if (Ret == "void")
+    return Fail("a scalar function returns a value, which its body assigns "
+                "to %r; this signature's result type is void: '" +
+                Written.str() + "'");
+  // A named type left in the signature is one no prelude defines (LLVM
+  // would take it as an opaque type of its own).
+  auto UnknownType = [&](StringRef Part, bool HasName) -> std::string {
+    std::vector<std::string> Found;
+    forEachName(Part, '%', [&](size_t Off, size_t Len) {
+      Found.push_back(Part.substr(Off, Len).str());
+    });
+    if (HasName && !Found.empty() && Part.rtrim().ends_with(Found.back()))
+      Found.pop_back();
+    if (Found.empty())
+      return "";
+    std::vector<std::string> Known;
+    if (P.Uses)
+      for (auto &[Name, Type] : P.Uses->Types)
+        Known.push_back("%" + Name);
+    return fmt::format(
+        "in the function's signature '{}': {} is not a type; {}",
+        Written.str(), Found.front(),
+        Known.empty()
+            ? std::string("named types come from a prelude "
+                          "(LLQ_FN(Prelude, Signature, Body))")
+            : fmt::format("the prelude of {}:{} defines {}", P.Uses->File,
+                          P.Uses->Line, fmt::join(Known, ", ")));
+  };
+  if (std::string E = UnknownType(Ret, false); !E.empty())
+    return Fail(E);
+  for (auto [Off, Len] : splitParams(Sig, Open + 1, Sig.size() - 1))
+    if (!Sig.substr(Off, Len).starts_with("array<"))
+      if (std::string E = UnknownType(Sig.substr(Off, Len), true); !E.empty())
+        return Fail(E);
+  // Array parameters: each the ptrs and extents it stands for, and calls
+  // `@name(` of the body become calls of its reader.
+  std::vector<std::tuple<size_t, size_t, std::string>> SigEdits, BodyEdits;
+  for (auto [Off, Len] : splitParams(Sig, Open + 1, Sig.size() - 1)) {
+    StringRef Part = Sig.substr(Off, Len);
+    if (!Part.starts_with("array<")) {
+      if (!P.Arrays.empty())
+        return Fail("'" + Part.str() + "' follows an array parameter; array "
+                    "parameters come after the others, as Fn::with gives them");
+      continue;
+    }
+    Expected<ArrayParam> A = readArrayParam(Part);
+    if (!A)
+      return Fail("in the function's signature: " + toString(A.takeError()));
+    if (P.Uses && llvm::is_contained(P.Uses->Helpers, A->Name))
+      return Fail("the array parameter %" + A->Name + " has the name of the "
+                  "prelude's helper @" + A->Name + "; its elements are read "
+                  "as @" + A->Name + "(...)");
+    SigEdits.emplace_back(Off, Len, arrayParams(*A));
+    P.Arrays.push_back(std::move(*A));
   }
+  if (P.Arrays.size() > 64)
+    return Fail("a function reads at most 64 arrays");
+  SigR.replace(std::move(SigEdits));
+  Sig = SigR.Text;
+  StringRef Body = BodyR.Text;
+  forEachName(Body, '@', [&](size_t Off, size_t Len) {
+    StringRef Name = Body.substr(Off + 1, Len - 1);
+    auto It = llvm::find_if(P.Arrays,
+                            [&](const ArrayParam &A) { return A.Name == Name; });
+    if (It == P.Arrays.end())
+      return;
+    size_t Paren = Body.find_first_not_of(" \t", Off + Len);
+    if (Paren == StringRef::npos || Body[Paren] != '(')
+      return; // Not a call: the reader's name, which LLVM reports unknown.
+    size_t Next = Body.find_first_not_of(" \t\n", Paren + 1);
+    bool NoIndex = Next != StringRef::npos && Body[Next] == ')';
+    BodyEdits.emplace_back(
+        Off, Paren + 1 - Off,
+        fmt::format("$gid:array{}({}{}", It - P.Arrays.begin(),
+                    arrayParams(*It), NoIndex ? "" : ", "));
+  });
+  BodyR.replace(std::move(BodyEdits));
+
   // The header has a line of its own, the one before the LLQ_FN's line, so
   // that the body's lines are the C++ lines the user wrote (a body that
   // starts with a newline, as R"( bodies do, starts on the next C++ line).
   std::string Head = "define internal " + Ret + " $gid:name";
   std::string Text = Head + Sig.drop_front(Open).str() +
-                     " alwaysinline { entry:\n" + P.Body + "\n  ret " + Ret +
-                     " %r\n}\n";
+                     " alwaysinline { entry:\n" + BodyR.Text + "\n  ret " +
+                     Ret + " %r\n}\n";
   unsigned HeadLine = P.Line > 1 ? P.Line - 1 : 1;
   P.Def = std::make_unique<Template>(Text, P.File, HeadLine, 1,
                                      Granularity::Definitions);
+  if (!P.Arrays.empty()) {
+    P.Readers = std::make_unique<Template>(readerText(P.Arrays, false),
+                                           "<readers>", 1, 1,
+                                           Granularity::Definitions);
+    P.CheckedReaders = std::make_unique<Template>(
+        readerText(P.Arrays, true), "<readers>", 1, 1,
+        Granularity::Definitions);
+  }
   LLVMContext Ctx;
   Module M("fn", Ctx);
-  auto Added = P.Def->instantiateInto(M, {{"name", "f"}});
+  Bindings Names = fnBindings(P, "llq.fn", "");
+  if (P.Uses)
+    if (auto E = P.Uses->Def->instantiateInto(M); !E)
+      return Fail("the prelude cannot be read: " + toString(E.takeError()));
+  if (P.Readers)
+    for (const Template *T : {P.CheckedReaders.get(), P.Readers.get()}) {
+      LLVMContext RC;
+      Module RM("readers", RC);
+      if (auto D = readFaultDeclaration().instantiateInto(RM); !D)
+        consumeError(D.takeError());
+      if (auto E = T->instantiateInto(RM, Names); !E)
+        return Fail("the readers of its arrays cannot be read: " +
+                    toString(E.takeError()));
+    }
+  if (P.Readers)
+    (void)cantFail(P.Readers->instantiateInto(M, Names));
+  auto Added = P.Def->instantiateInto(M, Names);
   if (!Added) {
-    Error E = bodyEndErrors(Added.takeError(), P, Ret, HeadLine + 1);
+    // The body's diagnostics at the columns the user wrote, with the names
+    // the user wrote.
+    SmallVector<StringRef, 32> BodyLines;
+    StringRef(P.Body).split(BodyLines, '\n');
+    auto Names = [&](std::string M) {
+      return P.Uses ? P.Uses->unmangle(std::move(M)) : M;
+    };
+    Error E = mapDiagnostics(Added.takeError(), [&](const SMDiagnostic &D) {
+      int L = D.getLineNo() - int(HeadLine + 1);
+      if (!D.getSourceMgr() || D.getFilename() != P.File || L < 0 ||
+          size_t(L) >= BodyLines.size())
+        return D;
+      int Col = D.getColumnNo() < 0
+                    ? D.getColumnNo()
+                    : int(BodyR.originalColumn(unsigned(L),
+                                               unsigned(D.getColumnNo())));
+      return SMDiagnostic(*D.getSourceMgr(), SMLoc(), D.getFilename(),
+                          D.getLineNo(), Col, D.getKind(),
+                          Names(D.getMessage().str()), BodyLines[size_t(L)],
+                          ArrayRef<std::pair<unsigned, unsigned>>());
+    });
+    E = bodyEndErrors(std::move(E), P, Ret, HeadLine + 1);
     // An error in the header is in the signature: report it at the LLQ_FN's
     // line, on the signature as written, not on the generated header.
     size_t Prefix = std::string("define internal ").size();
@@ -222,18 +501,46 @@ void readFn(FnImpl &P) {
             Col -= int(Prefix + Name) - int(Open - Ret.size());
           else
             Col = std::max(0, Col - int(Prefix));
+          Col = int(SigR.originalColumn(0, unsigned(Col)));
           std::string Message =
-              ("in the function's signature: " + D.getMessage()).str();
+              ("in the function's signature: " + Names(D.getMessage().str()));
           return SMDiagnostic(*D.getSourceMgr(), SMLoc(), D.getFilename(),
-                              int(P.Line), Col, D.getKind(), Message, Sig,
+                              int(P.Line), Col, D.getKind(), Message, Written,
                               ArrayRef<std::pair<unsigned, unsigned>>());
         }));
     return;
   }
-  Function *F = M.getFunction("f");
-  if (!F) {
-    P.Error = P.File + ":" + std::to_string(P.Line) +
-              ": error: the function's text defines no function";
+  Function *F = M.getFunction("llq.fn");
+  if (!F)
+    return Fail("the function's text defines no function");
+  // LLVM takes a call whose types are not its callee's; here it is a
+  // mistake, reported at the call.
+  if (std::optional<MismatchedCall> Bad = mismatchedCall(*F)) {
+    std::string Name = P.Uses ? P.Uses->unmangle(Bad->Callee) : Bad->Callee;
+    std::string Message = P.Uses ? P.Uses->unmangle(Bad->Message) : Bad->Message;
+    auto Array = llvm::find_if(
+        P.Arrays, [&](const ArrayParam &A) { return A.Name == Name; });
+    if (Array != P.Arrays.end()) {
+      std::vector<std::string> Ix;
+      for (unsigned D = 0; D < Array->Rank; ++D)
+        Ix.push_back(fmt::format("i64 %i{}", D));
+      Message = fmt::format("@{0} reads the array %{0} of rank {1}: it takes "
+                            "{1} index{2} and returns {3}, as in 'call {3} "
+                            "@{0}({4})'",
+                            Name, Array->Rank, Array->Rank == 1 ? "" : "es",
+                            Array->Type, fmt::join(Ix, ", "));
+    }
+    StringRef Body(P.Body);
+    size_t At = nthName(Body, Name, Bad->Nth);
+    if (At == StringRef::npos)
+      At = 0;
+    size_t LineStart = Body.take_front(At).rfind('\n') + 1;
+    size_t LineEnd = std::min(Body.find('\n', At), Body.size());
+    SourceMgr SM;
+    P.Error = toString(make_error<DiagnosticError>(SMDiagnostic(
+        SM, SMLoc(), P.File, int(HeadLine + 1 + Body.take_front(At).count('\n')),
+        int(At - LineStart), SourceMgr::DK_Error, Message,
+        Body.slice(LineStart, LineEnd), {})));
     return;
   }
   for (Argument &A : F->args()) {
@@ -246,6 +553,22 @@ void readFn(FnImpl &P) {
 
 } // namespace
 
+Bindings llq::detail::fnBindings(const FnImpl &P, const std::string &Name,
+                                 const std::string &Readers) {
+  Bindings B;
+  B.try_emplace("name", Binding(Name));
+  for (size_t K = 0; K < P.Arrays.size(); ++K)
+    B.try_emplace("array" + std::to_string(K),
+                  Binding(Readers + P.Arrays[K].Name));
+  return B;
+}
+
+const Template &llq::detail::readFaultDeclaration() {
+  static const Template T("declare void @llq.read.fault(i64)\n", "<readers>",
+                          1, 1, Granularity::Definitions);
+  return T;
+}
+
 Fn Fn::atMacro(std::string Signature, std::string Body, std::string File,
                unsigned Line, bool LineIsLast) {
   Line = Template::macroStartLine(
@@ -254,8 +577,9 @@ Fn Fn::atMacro(std::string Signature, std::string Body, std::string File,
   return Fn(std::move(Signature), std::move(Body), std::move(File), Line);
 }
 
-Fn::Fn(std::string Signature, std::string Body, std::string File,
-       unsigned Line) {
+static std::shared_ptr<const FnImpl>
+makeFn(std::shared_ptr<const PreludeImpl> Uses, std::string Signature,
+       std::string Body, std::string File, unsigned Line) {
   auto Impl = std::make_shared<FnImpl>();
   Impl->Signature = std::move(Signature);
   Impl->Body = std::move(Body);
@@ -263,8 +587,29 @@ Fn::Fn(std::string Signature, std::string Body, std::string File,
   Impl->Line = Line;
   Impl->Id = NextFnId++;
   Impl->Hash = fnv1a(Impl->Body, fnv1a(Impl->Signature + "\n"));
+  if (Uses)
+    Impl->Hash = fnv1a(std::to_string(Uses->Hash), Impl->Hash);
+  Impl->Uses = std::move(Uses);
   readFn(*Impl);
-  P = std::move(Impl);
+  return Impl;
+}
+
+Fn::Fn(std::string Signature, std::string Body, std::string File,
+       unsigned Line)
+    : P(makeFn(nullptr, std::move(Signature), std::move(Body), std::move(File),
+               Line)) {}
+
+Fn::Fn(const Prelude &Uses, std::string Signature, std::string Body,
+       std::string File, unsigned Line)
+    : P(makeFn(Uses.impl(), std::move(Signature), std::move(Body),
+               std::move(File), Line)) {}
+
+Fn Fn::atMacro(const Prelude &Uses, std::string Signature, std::string Body,
+               std::string File, unsigned Line, bool LineIsLast) {
+  Line = Template::macroStartLine(
+      Line, LineIsLast ? Template::MacroLine::Last : Template::MacroLine::First,
+      Body);
+  return Fn(Uses, std::move(Signature), std::move(Body), std::move(File), Line);
 }
 
 bool Fn::ok() const {

@@ -93,6 +93,37 @@ std::string llq::detail::checkFn(const Fn &F, const char *Operation,
   auto List = [](const std::vector<std::string> &L) {
     return "(" + fmt::format("{}", fmt::join(L, ", ")) + ")";
   };
+  // Arrays declared `array<T, R> %name` must be given, of T and R.
+  const std::vector<ArrayParam> &Declared = F.impl().Arrays;
+  if (!Declared.empty()) {
+    std::vector<std::string> Names;
+    for (const ArrayParam &A : Declared)
+      Names.push_back("%" + A.Name);
+    if (F.arrays().size() != Declared.size())
+      return fmt::format("{}: error: {}: the function reads {} array{} ({}), "
+                         "but {} given to it with Fn::with",
+                         F.where(), Operation, Declared.size(),
+                         Declared.size() == 1 ? "" : "s",
+                         fmt::join(Names, ", "),
+                         F.arrays().empty()
+                             ? std::string("none is")
+                             : fmt::format("{} {}", F.arrays().size(),
+                                           F.arrays().size() == 1 ? "is"
+                                                                  : "are"));
+    for (size_t K = 0; K < Declared.size(); ++K) {
+      const Acc &A = F.arrays()[K];
+      if (!A.node() || !A.error().empty())
+        continue; // The array's own error is reported.
+      if (irType(A.type()) != Declared[K].Type ||
+          A.shape().rank() != Declared[K].Rank)
+        return fmt::format("{}: error: {}: the function reads %{} as "
+                           "array<{}, {}>, but the array given is "
+                           "array<{}, {}>",
+                           F.where(), Operation, Declared[K].Name,
+                           Declared[K].Type, Declared[K].Rank,
+                           irType(A.type()), A.shape().rank());
+    }
+  }
   std::vector<std::string> Want = Params;
   for (const std::string &P : F.arrayParamTypes())
     Want.push_back(P);

@@ -70,10 +70,51 @@ class Scalar;
 namespace detail {
 struct FnImpl;
 struct FnBinds;
+struct PreludeImpl;
 struct Node;
 class RuntimeImpl;
 using NodeRef = std::shared_ptr<const Node>;
 } // namespace detail
+
+/// Named types and helper functions that scalar functions share, written
+/// once in LLVM syntax:
+///
+///   %V3 = type { double, double, double }
+///   define internal double @dot(%V3 %a, %V3 %b) { ... }
+///
+/// A function that names the prelude (LLQ_FN(Prelude, Signature, Body)) may
+/// use its types in its signature and body and call its helpers. A named
+/// type of a prelude is another name of its type, not a new type: `%V3`
+/// above is `{ double, double, double }`, the element of an
+/// Array<std::tuple<double, double, double>>. Its names are the prelude's
+/// own in the functions that use it: a value there cannot be called %V3.
+/// Helpers are inlined like the functions themselves, and each kernel holds
+/// one copy of a prelude however many of its functions use it. The text is
+/// read once, when the Prelude is made; a mistake in it is reported at its
+/// C++ line by every function that names it.
+class Prelude {
+public:
+  explicit Prelude(std::string Text, std::string File = "<prelude>",
+                   unsigned Line = 1);
+  /// For LLQ_PRELUDE: \p Line is __LINE__ of the macro call (see
+  /// Fn::atMacro).
+  static Prelude atMacro(std::string Text, std::string File, unsigned Line,
+                         bool LineIsLast);
+  bool ok() const;
+  /// The mistake in the prelude, as file:line:col: error: ...; empty if ok().
+  const std::string &error() const;
+  std::string where() const;
+  /// The text as written.
+  const std::string &text() const;
+  /// The named types, as (name without the %, LLVM type).
+  const std::vector<std::pair<std::string, std::string>> &types() const;
+  /// The helpers' names, without the @.
+  const std::vector<std::string> &helpers() const;
+  const std::shared_ptr<const detail::PreludeImpl> &impl() const { return P; }
+
+private:
+  std::shared_ptr<const detail::PreludeImpl> P;
+};
 
 /// A scalar function quoted in the dialect: a signature in LLVM syntax,
 /// `float (float %a, float %b)`, and a body that assigns the result to `%r`.
@@ -84,12 +125,18 @@ class Fn {
 public:
   Fn(std::string Signature, std::string Body, std::string File = "<fn>",
      unsigned Line = 1);
+  /// A function that uses the named types and helpers of \p Uses.
+  Fn(const Prelude &Uses, std::string Signature, std::string Body,
+     std::string File = "<fn>", unsigned Line = 1);
   /// For LLQ_FN: \p Line is __LINE__ of the macro call, which is its first
   /// line with GCC and its last with Clang (\p LineIsLast); then the body's
   /// newlines are counted back, so the signature and the start of the body
   /// must be on the LLQ_FN's line, as in `LLQ_FN("i32 (i32 %x)", R"(`.
   static Fn atMacro(std::string Signature, std::string Body, std::string File,
                     unsigned Line, bool LineIsLast);
+  static Fn atMacro(const Prelude &Uses, std::string Signature,
+                    std::string Body, std::string File, unsigned Line,
+                    bool LineIsLast);
 
   /// True when the function was read without error.
   bool ok() const;
@@ -136,18 +183,42 @@ private:
   std::shared_ptr<const detail::FnBinds> Binds;
 };
 
-/// An Fn read once per place in the program, however often the line runs.
+/// An Fn read once per place in the program, however often the line runs:
+/// LLQ_FN(Signature, Body), or LLQ_FN(Prelude, Signature, Body) for one
+/// that uses a prelude's types and helpers.
 #if defined(__clang__)
 #define LLQ_FN_LINE_IS_LAST_ true
 #else
 #define LLQ_FN_LINE_IS_LAST_ false
 #endif
-#define LLQ_FN(Signature, Body)                                                \
-  ([]() -> ::llq::Fn {                                                         \
-    static const ::llq::Fn LLQ_Fn_ = ::llq::Fn::atMacro(                       \
-        (Signature), (Body), __FILE__, __LINE__, LLQ_FN_LINE_IS_LAST_);        \
+#define LLQ_FN(...)                                                            \
+  ([](const auto &...LLQ_Args_) -> ::llq::Fn {                                 \
+    static const ::llq::Fn LLQ_Fn_ = ::llq::detail::fnAtMacro(                 \
+        __FILE__, __LINE__, LLQ_FN_LINE_IS_LAST_, LLQ_Args_...);               \
     return LLQ_Fn_;                                                            \
+  }(__VA_ARGS__))
+/// A Prelude read once per place in the program; LLQ_PRELUDE(R"( on the
+/// macro's line, as for LLQ_FN.
+#define LLQ_PRELUDE(Text)                                                      \
+  ([]() -> const ::llq::Prelude & {                                            \
+    static const ::llq::Prelude LLQ_Prelude_ = ::llq::Prelude::atMacro(        \
+        (Text), __FILE__, __LINE__, LLQ_FN_LINE_IS_LAST_);                     \
+    return LLQ_Prelude_;                                                       \
   }())
+
+namespace detail {
+inline Fn fnAtMacro(const char *File, unsigned Line, bool LineIsLast,
+                    std::string Signature, std::string Body) {
+  return Fn::atMacro(std::move(Signature), std::move(Body), File, Line,
+                     LineIsLast);
+}
+inline Fn fnAtMacro(const char *File, unsigned Line, bool LineIsLast,
+                    const Prelude &Uses, std::string Signature,
+                    std::string Body) {
+  return Fn::atMacro(Uses, std::move(Signature), std::move(Body), File, Line,
+                     LineIsLast);
+}
+} // namespace detail
 
 template <typename T> struct IsTuple : std::false_type {};
 template <typename... Ts> struct IsTuple<std::tuple<Ts...>> : std::true_type {};

@@ -33,6 +33,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -282,6 +283,16 @@ private:
 
   template <typename T>
   static void copyIn(void *To, const std::vector<T> &From);
+  /// Field I of each tuple of From into To.
+  template <size_t I, typename... Us>
+  static void copyFieldIn(void *To, const std::vector<std::tuple<Us...>> &From);
+  template <typename... Us, size_t... I>
+  static Expected<Array> fromTuples(const Shape &Sh,
+                                    const std::vector<std::tuple<Us...>> &From,
+                                    std::index_sequence<I...>);
+  template <typename T> struct IsTupleOf : std::false_type {};
+  template <typename... Us>
+  struct IsTupleOf<std::tuple<Us...>> : std::true_type {};
 
   ElemType Type;
   Shape Sh;
@@ -302,10 +313,44 @@ template <typename T> void Array::copyIn(void *To, const std::vector<T> &From) {
   }
 }
 
+template <size_t I, typename... Us>
+void Array::copyFieldIn(void *To, const std::vector<std::tuple<Us...>> &From) {
+  using F = std::tuple_element_t<I, std::tuple<Us...>>;
+  if constexpr (std::is_same_v<F, bool>) {
+    auto *Bytes = static_cast<uint8_t *>(To);
+    for (size_t K = 0; K < From.size(); ++K)
+      Bytes[K] = std::get<I>(From[K]) ? 1 : 0;
+  } else {
+    auto *Out = static_cast<F *>(To);
+    for (size_t K = 0; K < From.size(); ++K)
+      Out[K] = std::get<I>(From[K]);
+  }
+}
+
+template <typename... Us, size_t... I>
+Expected<Array> Array::fromTuples(const Shape &Sh,
+                                  const std::vector<std::tuple<Us...>> &From,
+                                  std::index_sequence<I...>) {
+  if (Status S = checkLength(Sh, 0, From.size()); !S.ok())
+    return S;
+  Expected<Array> A = create(ElemType::of<std::tuple<Us...>>(), Sh);
+  if (!A)
+    return A;
+  (copyFieldIn<I>(A->data(I), From), ...);
+  return A;
+}
+
 template <typename... Ts>
 Expected<Array> Array::fromVectors(const Shape &Sh,
                                    const std::vector<Ts> &...Fields) {
   static_assert(sizeof...(Ts) > 0, "fromVectors needs at least one field");
+  // One vector of tuples: each tuple field to its own field (arrays hold
+  // tuples as a structure of arrays).
+  if constexpr (sizeof...(Ts) == 1 && (IsTupleOf<Ts>::value && ...))
+    return fromTuples(Sh, Fields...,
+                      std::make_index_sequence<
+                          std::tuple_size_v<std::tuple_element_t<0, std::tuple<Ts...>>>>());
+  else {
   size_t Lengths[] = {Fields.size()...};
   for (size_t I = 0; I < sizeof...(Ts); ++I)
     if (Status S = checkLength(Sh, I, Lengths[I]); !S.ok())
@@ -322,6 +367,7 @@ Expected<Array> Array::fromVectors(const Shape &Sh,
   size_t Field = 0;
   (copyIn(A->data(Field++), Fields), ...);
   return A;
+  }
 }
 
 template <typename T>

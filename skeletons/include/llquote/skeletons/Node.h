@@ -18,11 +18,96 @@
 
 #include "llquote/Skeletons.h"
 #include "llquote/Template.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include <optional>
+
+namespace llvm {
+class Function;
+}
 #include <mutex>
 
 namespace llq::detail {
 
 class Skeleton;
+
+/// Text with some of its tokens replaced, in stages, and the way from a
+/// column of the result back to the column the user wrote. Lines are never
+/// added or removed.
+struct Rewritten {
+  /// One replacement: Len bytes at column Col of line Line (0-based, in the
+  /// stage's input) became NewLen bytes.
+  struct Edit {
+    unsigned Line, Col, Len, NewLen;
+  };
+  std::string Text;
+  std::vector<std::vector<Edit>> Stages;
+
+  /// Replaces (offset, length, new text) of Text, sorted and apart, as one
+  /// more stage.
+  void replace(std::vector<std::tuple<size_t, size_t, std::string>> R);
+  /// The column, in the text first given, of column Col of line Line of Text.
+  unsigned originalColumn(unsigned Line, unsigned Col) const;
+};
+
+/// Calls Visit(offset, length) for each global (`@name`, Sigil '@') or local
+/// (`%name`, Sigil '%') name of Text outside comments and strings; length
+/// counts the sigil. Quoted names ("%\"a b\"") are not visited.
+void forEachName(llvm::StringRef Text, char Sigil,
+                 llvm::function_ref<void(size_t, size_t)> Visit);
+
+/// A call whose types differ from its callee's: LLVM accepts it (a call
+/// names its own function type), but it is a mistake in a scalar function.
+struct MismatchedCall {
+  std::string Callee; ///< As the module names it.
+  unsigned Nth;       ///< Which call of Callee in the caller, from 0.
+  std::string Message;
+};
+/// The first such call in F, in the order of F's blocks.
+std::optional<MismatchedCall> mismatchedCall(const llvm::Function &F);
+/// The offset in Text of the Nth `@Name` (from 0) at or after From, or npos.
+size_t nthName(llvm::StringRef Text, llvm::StringRef Name, unsigned Nth,
+               size_t From = 0);
+
+/// What LLQ_PRELUDE read.
+struct PreludeImpl {
+  std::string Text, File;
+  unsigned Line = 1;
+  uint64_t Hash = 0;
+  std::string Error;
+  /// The named types, resolved: (name, LLVM type without named types).
+  std::vector<std::pair<std::string, std::string>> Types;
+  /// The names its helpers and globals have in the prelude, and in kernels:
+  /// Name + Suffix.
+  std::vector<std::string> Helpers;
+  std::string Suffix;
+  /// The prelude as kernels hold it (types substituted, type definitions
+  /// blanked, helpers renamed), as a definitions template.
+  std::unique_ptr<Template> Def;
+
+  /// Text of a function that uses the prelude, with its type names replaced
+  /// by their types and its helpers' names by theirs in kernels.
+  Rewritten rewrite(llvm::StringRef Text) const;
+  /// Message with the helpers' kernel names back to the user's.
+  std::string unmangle(std::string Message) const;
+};
+
+/// A parameter `array<T, R> %name` of a function's signature: Fields `ptr`s
+/// and Rank `i64` extents in the function's LLVM signature, and a helper
+/// `@name(i64 ...)` that reads an element, checked in the checked mode.
+struct ArrayParam {
+  std::string Name, Type;
+  std::vector<std::string> FieldTypes;
+  unsigned Rank = 1;
+};
+
+/// Bindings of F's definition: its name Name, and its readers' names
+/// ReaderPrefix + the array's name.
+Bindings fnBindings(const FnImpl &F, const std::string &Name,
+                    const std::string &ReaderPrefix);
+
+/// `declare void @llq.read.fault(i64)`: what checked readers call with the
+/// number of their array when an index is outside it (FnImpl::Arrays).
+const Template &readFaultDeclaration();
 
 /// What LLQ_FN read: the definition as a template whose function name is the
 /// antiquote `$gid:name`, and its LLVM type.
@@ -40,6 +125,14 @@ struct FnImpl {
   /// The atomicrmw operation equal to F(new, old) when F is one, or "".
   std::string AtomicOp;
   std::unique_ptr<Template> Def;
+  /// The prelude it uses, if any.
+  std::shared_ptr<const PreludeImpl> Uses;
+  /// Its array<> parameters, in order, and their readers: definitions
+  /// named by the antiquotes `$gid:array0`, ... (KernelGen::readerName),
+  /// which Def calls. A checked reader, given an index outside its array,
+  /// calls `@llq.read.fault(i64 k)` (k: which array) and yields zero.
+  std::vector<ArrayParam> Arrays;
+  std::unique_ptr<Template> Readers, CheckedReaders;
 };
 
 enum class Op : uint8_t {

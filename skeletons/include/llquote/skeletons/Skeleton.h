@@ -325,6 +325,7 @@ public:
   /// The scalar functions the kernel calls, functionName(0) to
   /// functionName(N-1) in its module.
   size_t numFunctions() const { return Fns.size(); }
+  const FnImpl &function(size_t I) const { return *Fns[I]; }
   /// The module's name for scalar function I, "f3" (fn() gives "@f3").
   static std::string functionName(size_t I);
   /// Preorder numbering of the tree under Root.
@@ -357,6 +358,9 @@ private:
 /// kernel, and + 1 a signed division overflow (the least value by -1).
 /// Codes below are the preorder numbers of the nodes at fault.
 constexpr int64_t DivisionFault = int64_t(1) << 40;
+/// ReadFault + 64 * I + K: scalar function I of the kernel read its array
+/// parameter K (FnImpl::Arrays) at an index outside the array.
+constexpr int64_t ReadFault = int64_t(1) << 41;
 
 /// Checked mode (RuntimeOptions::Checks): guards every integer division
 /// and remainder in the scalar functions of M, which G wrote in checked
