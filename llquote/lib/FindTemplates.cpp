@@ -32,6 +32,9 @@ static std::optional<Granularity> templateMacro(StringRef Name) {
   return StringSwitch<std::optional<Granularity>>(Name)
       .Case("LLQ_SKELETON", Granularity::Module)
       .Case("LLQ_DEFINITIONS", Granularity::Definitions)
+      // The skeleton library's preludes of named types and helpers: LLVM
+      // definitions, whose types functions then use as other names.
+      .Case("LLQ_PRELUDE", Granularity::Definitions)
       .Case("LLQ_GLOBAL", Granularity::Global)
       .Case("LLQ_BLOCKS", Granularity::Blocks)
       .Case("LLQ_INSTRS", Granularity::Instructions)

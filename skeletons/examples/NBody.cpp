@@ -1,18 +1,58 @@
 //===- NBody.cpp - All-pairs n-body: a map whose function reads every body -===//
 //
 // Each step: the acceleration of every body (a map whose function loops
-// over all bodies, read with Fn::with) is fused into the velocity update
-// (zipWith); the positions follow from the new velocities. The time step is
-// a run-time constant (Fn::bind): another dt would compile nothing.
+// over all bodies, reading their positions and masses as typed arrays) is
+// fused into the velocity update (zipWith); the positions follow from the
+// new velocities. The vector type and its helpers are a prelude the
+// functions share; the time step and the softening are run-time constants
+// (Fn::bind): another dt would compile nothing.
 //
 //===----------------------------------------------------------------------===//
 #include "Options.h"
 #include <cmath>
 
 namespace {
-using Body = std::tuple<float, float, float, float>; // x, y, z, mass
 using Vec = std::tuple<float, float, float>;
 constexpr float Dt = 0.01f, Soft = 0.01f;
+
+const llq::Prelude &physics() {
+  return LLQ_PRELUDE(R"(
+  %V3 = type { float, float, float }
+  ; s * x + y, by field; its sums may be reassociated (vectorized)
+  define internal %V3 @axpy(float %s, %V3 %x, %V3 %y) {
+    %x0 = extractvalue %V3 %x, 0
+    %x1 = extractvalue %V3 %x, 1
+    %x2 = extractvalue %V3 %x, 2
+    %y0 = extractvalue %V3 %y, 0
+    %y1 = extractvalue %V3 %y, 1
+    %y2 = extractvalue %V3 %y, 2
+    %m0 = fmul float %s, %x0
+    %m1 = fmul float %s, %x1
+    %m2 = fmul float %s, %x2
+    %z0 = fadd reassoc float %m0, %y0
+    %z1 = fadd reassoc float %m1, %y1
+    %z2 = fadd reassoc float %m2, %y2
+    %r0 = insertvalue %V3 poison, float %z0, 0
+    %r1 = insertvalue %V3 %r0, float %z1, 1
+    %r = insertvalue %V3 %r1, float %z2, 2
+    ret %V3 %r
+  }
+  define internal float @dot(%V3 %a, %V3 %b) {
+    %a0 = extractvalue %V3 %a, 0
+    %a1 = extractvalue %V3 %a, 1
+    %a2 = extractvalue %V3 %a, 2
+    %b0 = extractvalue %V3 %b, 0
+    %b1 = extractvalue %V3 %b, 1
+    %b2 = extractvalue %V3 %b, 2
+    %p0 = fmul float %a0, %b0
+    %p1 = fmul float %a1, %b1
+    %p2 = fmul float %a2, %b2
+    %s = fadd float %p0, %p1
+    %r = fadd float %s, %p2
+    ret float %r
+  }
+)");
+}
 } // namespace
 
 static int example(const Options &O) {
@@ -25,89 +65,36 @@ static int example(const Options &O) {
     M[size_t(I)] = 1.0f + float(I % 3);
   }
   llq::Runtime R = O.make();
-  auto Accel = LLQ_FN("{ float, float, float } ({ float, float, float, float } %b, "
-                      "ptr %xs, ptr %ys, ptr %zs, ptr %ms, i64 %n)", R"(
-    %xi = extractvalue { float, float, float, float } %b, 0
-    %yi = extractvalue { float, float, float, float } %b, 1
-    %zi = extractvalue { float, float, float, float } %b, 2
-    %ax = float 0.0
-    %ay = float 0.0
-    %az = float 0.0
-    for i64 %j in 0 to %n {
-      %px = getelementptr float, ptr %xs, i64 %j
-      %xj = load float, ptr %px
-      %py = getelementptr float, ptr %ys, i64 %j
-      %yj = load float, ptr %py
-      %pz = getelementptr float, ptr %zs, i64 %j
-      %zj = load float, ptr %pz
-      %pm = getelementptr float, ptr %ms, i64 %j
-      %mj = load float, ptr %pm
-      %dx = fsub float %xj, %xi
-      %dy = fsub float %yj, %yi
-      %dz = fsub float %zj, %zi
-      %d2x = fmul float %dx, %dx
-      %d2y = fmul float %dy, %dy
-      %d2z = fmul float %dz, %dz
-      %d2a = fadd float %d2x, %d2y
-      %d2b = fadd float %d2a, %d2z
-      %d2 = fadd float %d2b, 0x3F847AE140000000
-      %sq = call float @llvm.sqrt.f32(float %d2)
+  // The acceleration of body %p: the pull of every body j.
+  auto Accel = LLQ_FN(physics(), "%V3 (%V3 %p, float %soft, array<%V3> %pos, array<float> %mass)", R"(
+    %a = %V3 zeroinitializer
+    for i64 %j in 0 to %pos.n0 {
+      %pj = call %V3 @pos(i64 %j)
+      %d = call %V3 @axpy(float -1.0, %V3 %p, %V3 %pj)
+      %d2 = call float @dot(%V3 %d, %V3 %d)
+      %d2s = fadd float %d2, %soft
+      %sq = call float @llvm.sqrt.f32(float %d2s)
       %inv = fdiv float 1.0, %sq
       %inv2 = fmul float %inv, %inv
       %inv3 = fmul float %inv2, %inv
+      %mj = call float @mass(i64 %j)
       %s = fmul float %mj, %inv3
-      %fx = fmul float %dx, %s
-      %ax = fadd reassoc float %ax, %fx
-      %fy = fmul float %dy, %s
-      %ay = fadd reassoc float %ay, %fy
-      %fz = fmul float %dz, %s
-      %az = fadd reassoc float %az, %fz
+      %a = call %V3 @axpy(float %s, %V3 %d, %V3 %a)
     }
-    %r0 = insertvalue { float, float, float } poison, float %ax, 0
-    %r1 = insertvalue { float, float, float } %r0, float %ay, 1
-    %r = insertvalue { float, float, float } %r1, float %az, 2)");
-  auto KickV = LLQ_FN("{ float, float, float } ({ float, float, float } %v, "
-                      "{ float, float, float } %a, float %dt)", R"(
-    %v0 = extractvalue { float, float, float } %v, 0
-    %v1 = extractvalue { float, float, float } %v, 1
-    %v2 = extractvalue { float, float, float } %v, 2
-    %a0 = extractvalue { float, float, float } %a, 0
-    %a1 = extractvalue { float, float, float } %a, 1
-    %a2 = extractvalue { float, float, float } %a, 2
-    %d0 = fmul float %a0, %dt
-    %d1 = fmul float %a1, %dt
-    %d2 = fmul float %a2, %dt
-    %w0 = fadd float %v0, %d0
-    %w1 = fadd float %v1, %d1
-    %w2 = fadd float %v2, %d2
-    %r0 = insertvalue { float, float, float } poison, float %w0, 0
-    %r1 = insertvalue { float, float, float } %r0, float %w1, 1
-    %r = insertvalue { float, float, float } %r1, float %w2, 2)");
-  auto Drift = LLQ_FN("{ float, float, float, float } ({ float, float, float, float } %b, "
-                      "{ float, float, float } %v, float %dt)", R"(
-    %x = extractvalue { float, float, float, float } %b, 0
-    %y = extractvalue { float, float, float, float } %b, 1
-    %z = extractvalue { float, float, float, float } %b, 2
-    %v0 = extractvalue { float, float, float } %v, 0
-    %v1 = extractvalue { float, float, float } %v, 1
-    %v2 = extractvalue { float, float, float } %v, 2
-    %d0 = fmul float %v0, %dt
-    %d1 = fmul float %v1, %dt
-    %d2 = fmul float %v2, %dt
-    %x1 = fadd float %x, %d0
-    %y1 = fadd float %y, %d1
-    %z1 = fadd float %z, %d2
-    %r0 = insertvalue { float, float, float, float } %b, float %x1, 0
-    %r1 = insertvalue { float, float, float, float } %r0, float %y1, 1
-    %r = insertvalue { float, float, float, float } %r1, float %z1, 2)");
-  llq::Acc P = llq::fromVectors<float, float, float, float>({N}, X, Y, Z, M);
+    %r = %V3 %a)");
+  // x + dt * v: the velocity from the acceleration, the position from the velocity.
+  auto Advance = LLQ_FN(physics(), "%V3 (%V3 %x, %V3 %v, float %dt)",
+                        "%r = call %V3 @axpy(float %dt, %V3 %v, %V3 %x)");
+  llq::Array<float> Mass = llq::fromVector(M);
+  llq::Acc P = llq::fromVectors<float, float, float>({N}, X, Y, Z);
   llq::Acc V = llq::fromVectors<float, float, float>({N}, VX, VY, VZ);
   for (int64_t S = 0; S < Steps; ++S) {
     llq::Array<> Pm = R.run(P);
-    V = R.run(llq::zipWith(KickV.bind("dt", Dt), V, llq::map(Accel.with({Pm}), Pm)));
-    P = R.run(llq::zipWith(Drift.bind("dt", Dt), Pm, V));
+    auto A = llq::map(Accel.bind("soft", Soft).with({Pm, Mass}), Pm);
+    V = R.run(llq::zipWith(Advance.bind("dt", Dt), V, A));
+    P = R.run(llq::zipWith(Advance.bind("dt", Dt), Pm, V));
   }
-  auto Got = R.run(P).as<Body>().toVector();
+  auto Got = R.run(P).as<Vec>().toVector();
   // The reference: the same arithmetic, its sums in order (llquote's may
   // be reassociated, hence the tolerance).
   auto AccelOf = [&](int64_t I, float &Ax, float &Ay, float &Az) {

@@ -467,6 +467,8 @@ RuntimeImpl::generate(KernelGen &G, llvm::LLVMContext &Ctx) {
   auto M = G.root().Skel->generate(G, Ctx);
   if (M && G.checks())
     addDivisionChecks(**M, G);
+  if (M)
+    splitAggregatePhis(**M);
   return M;
 }
 

@@ -301,3 +301,124 @@ TEST_CASE("array parameters: typed reads of other arrays, any rank, tuples and b
       }
     }
 }
+
+TEST_CASE("array parameters: an index outside the array is an error in the checked mode") {
+  // Reads k[i + shift]: inside for shift 0, past the end for shift 1.
+  auto Shifted = LLQ_FN("i32 (i64 %i, i64 %shift, array<i32> %k)", R"(
+    %j = add i64 %i, %shift
+    %r = call i32 @k(i64 %j))"); int ShiftedLine = __LINE__ - 2;
+  std::vector<int32_t> Ks = {4, 5, 6, 7, 8};
+  Array<int32_t> K = fromVector(Ks);
+  for (BackendKind B : {BackendKind::CPU, BackendKind::Sequential}) {
+    Runtime &Checked = runtime(B, true);
+    CHECK(Checked.run<int32_t>(generate({5}, Shifted.bind("shift", int64_t(0)).with({K})))
+              .toVector() == Ks);
+    CHECK_THROWS_WITH_AS(
+        Checked.run(generate({5}, Shifted.bind("shift", int64_t(1)).with({K}))),
+        doctest::Contains(fmt::format("the function of generate ({}:{}) read its array %k of "
+                                      "shape [5] at an index outside it; reported because "
+                                      "checks are on",
+                                      __FILE__, ShiftedLine)
+                              .c_str()),
+        ArrayError);
+    // A two-dimensional read outside one dimension only.
+    auto Corner = LLQ_FN("double (i64 %i, i64 %j, array<double, 2> %m)",
+                         "%r = call double @m(i64 %j, i64 %i)");
+    Array<double> M = fromVector({2, 3}, std::vector<double>{1, 2, 3, 4, 5, 6});
+    CHECK(Checked.run<double>(generate({3, 2}, Corner.with({M}))).toVector() ==
+          std::vector<double>{1, 4, 2, 5, 3, 6});
+    CHECK_THROWS_WITH_AS(Checked.run(generate({2, 3}, Corner.with({M}))),
+                         doctest::Contains("read its array %m of shape [2, 3] at an index "
+                                           "outside it"),
+                         ArrayError);
+  }
+  // Unchecked, a read inside costs a load: no test, no branch is left.
+  auto IR = runtime(BackendKind::CPU).kernelIR(
+      generate({5}, Shifted.bind("shift", int64_t(0)).with({K})), /*Optimized=*/true);
+  REQUIRE(IR);
+  CHECK(IR->find("llq.read.fault") == std::string::npos);
+  auto CheckedIR = runtime(BackendKind::CPU, true)
+                       .kernelIR(generate({5}, Shifted.bind("shift", int64_t(0)).with({K})));
+  REQUIRE(CheckedIR);
+  CHECK(CheckedIR->find("store atomic i64 2199023255552") != std::string::npos);
+}
+
+TEST_CASE("array parameter mistakes: at the function's line, saying what was expected") {
+  auto Sum = LLQ_FN("double (i64 %i, array<double> %xs)", "%r = call double @xs(i64 %i)"); int SumLine = __LINE__;
+  Array<double> X = fromVector(std::vector<double>{1, 2});
+  Array<float> F = fromVector(std::vector<float>{1, 2});
+  Array<double> M = fromVector({1, 2}, std::vector<double>{1, 2});
+  // None given, another type, another rank, two for one.
+  CHECK(generate({2}, Sum).error() ==
+        fmt::format("{}:{}: error: generate: the function reads 1 array (%xs), but none is given "
+                    "to it with Fn::with",
+                    __FILE__, SumLine));
+  CHECK(generate({2}, Sum.with({F})).error().find(
+            "generate: the function reads %xs as array<double, 1>, but the array given is "
+            "array<float, 1>") != std::string::npos);
+  CHECK(generate({2}, Sum.with({M})).error().find(
+            "the array given is array<double, 2>") != std::string::npos);
+  CHECK(generate({2}, Sum.with({X, X})).error().find("but 2 are given") != std::string::npos);
+  // The signature's own mistakes.
+  Fn Order("double (array<double> %xs, i64 %i)", "%r = fadd double 0.0, 0.0", "s.cpp", 3);
+  CHECK(Order.error() == "s.cpp:3: error: 'i64 %i' follows an array parameter; array parameters "
+                         "come after the others, as Fn::with gives them");
+  Fn Rank("double (i64 %i, array<double, x> %xs)", "%r = fadd double 0.0, 0.0", "s.cpp", 3);
+  CHECK(Rank.error().find("its rank is 'x', not a number from 0 to 16") != std::string::npos);
+  Fn Nested("double (i64 %i, array<{ { double }, i32 }> %xs)", "%r = fadd double 0.0, 0.0",
+            "s.cpp", 3);
+  CHECK(Nested.error().find("arrays hold scalars or structs of scalars, not { { double }, i32 }") !=
+        std::string::npos);
+  Fn NoName("double (i64 %i, array<double>)", "%r = fadd double 0.0, 0.0", "s.cpp", 3);
+  CHECK(NoName.error().find("it has no name") != std::string::npos);
+  // A reader called with the wrong indices: at the call, with how to call it.
+  Fn TwoIx("double (i64 %i, array<double> %xs)", "\n  %r = call double @xs(i64 %i, i64 %i)",
+           "s.cpp", 3);
+  CHECK(TwoIx.error().find("s.cpp:4:") == 0);
+  CHECK(TwoIx.error().find("@xs reads the array %xs of rank 1: it takes 1 index and returns "
+                           "double, as in 'call double @xs(i64 %i0)'") != std::string::npos);
+  CHECK(TwoIx.error().find("%r = call double @xs(i64 %i, i64 %i)") != std::string::npos);
+}
+
+TEST_CASE("a struct variable summed over a loop vectorizes like scalars (-mcpu=haswell)") {
+  // Without splitting its phi into a phi per field, the j loop below runs
+  // one element at a time: LLVM's vectorizer takes no aggregate reduction.
+  RuntimeOptions O;
+  O.CPU = "haswell";
+  Runtime R(O);
+  auto Sum = LLQ_FN(vectors(), "%V3 (i64 %i, array<%V3> %xs)", R"(
+    %a = %V3 zeroinitializer
+    for i64 %j in 0 to %xs.n0 {
+      %x = call %V3 @xs(i64 %j)
+      %a = call %V3 @add(%V3 %a, %V3 %x)
+    }
+    %r = %V3 %a)");
+  Array<V3> X = fromVector(someVectors(100, 0.5));
+  auto Raw = R.kernelIR(generate({4}, Sum.with({X})));
+  REQUIRE(Raw);
+  CHECK(Raw->find("phi { double, double, double }") == std::string::npos);
+  auto Fast = LLQ_FN(vectors(), "%V3 (i64 %i, array<%V3> %xs)", R"(
+    %a = %V3 zeroinitializer
+    for i64 %j in 0 to %xs.n0 {
+      %x = call %V3 @xs(i64 %j)
+      %x0 = extractvalue %V3 %x, 0
+      %a0 = extractvalue %V3 %a, 0
+      %s0 = fadd reassoc double %a0, %x0
+      %a = insertvalue %V3 %a, double %s0, 0
+    }
+    %r = %V3 %a)");
+  auto IR = R.kernelIR(generate({4}, Fast.with({X})), /*Optimized=*/true);
+  REQUIRE(IR);
+  // A reduction phi of vectors: the j loop is vectorized.
+  CHECK(IR->find("= phi <4 x double>") != std::string::npos);
+  // The results are those of C++.
+  std::vector<V3> Xs = someVectors(100, 0.5);
+  V3 Want{0, 0, 0};
+  for (const V3 &V : Xs)
+    Want = {std::get<0>(Want) + std::get<0>(V), std::get<1>(Want) + std::get<1>(V),
+            std::get<2>(Want) + std::get<2>(V)};
+  for (const V3 &Got : R.run(generate({4}, Sum.with({X}))).as<V3>().toVector()) {
+    CHECK(std::get<0>(Got) == doctest::Approx(std::get<0>(Want)));
+    CHECK(std::get<2>(Got) == doctest::Approx(std::get<2>(Want)));
+  }
+}

@@ -72,6 +72,16 @@ TEST_CASE("simple_template") {
   checkSite(Sites[0], Src, 9, 25, "ret void", 1, 26);
 }
 
+TEST_CASE("prelude_is_a_definitions_template") {
+  //               0         1         2
+  //               01234567890123456789012345
+  StringRef Src = "auto P = LLQ_PRELUDE(R\"(%T = type i32)\");\n";
+  auto Sites = sitesOf(Src);
+  REQUIRE(Sites.size() == 1);
+  checkSite(Sites[0], Src, 9, 24, "%T = type i32", 1, 25);
+  CHECK(Sites[0].Kind == Granularity::Definitions);
+}
+
 TEST_CASE("two_templates") {
   // Line 1 is 25 bytes and its newline, so line 2 starts at 26.
   StringRef Src = "A = LLQ_SKELETON(R\"(a)\");\n"

@@ -368,6 +368,11 @@ constexpr int64_t ReadFault = int64_t(1) << 41;
 /// instead (Checks.cpp).
 void addDivisionChecks(llvm::Module &M, const KernelGen &G);
 
+/// Every phi of a struct type in M becomes a phi per field and an
+/// insertvalue of them (SplitAggregatePhis.cpp), so that reductions over
+/// struct variables vectorize like scalar ones.
+void splitAggregatePhis(llvm::Module &M);
+
 struct Kernel {
   std::string Name;
   /// Host entry points, for the backends that run on the CPU.
