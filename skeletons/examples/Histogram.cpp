@@ -21,9 +21,8 @@ static int example(const Options &O) {
   }
   llq::Runtime R = O.make();
   auto Add = LLQ_FN("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b");
-  auto ByKey = LLQ_FN("i64 (i64 %i, ptr %keys, i64 %n)",
-                      "%p = getelementptr i32, ptr %keys, i64 %i\n"
-                      " %k = load i32, ptr %p\n %r = sext i32 %k to i64");
+  auto ByKey = LLQ_FN("i64 (i64 %i, array<i32> %keys)",
+                      "%k = call i32 @keys(i64 %i)\n %r = sext i32 %k to i64");
   auto Hist = R.run<int32_t>(llq::permute(Add, llq::fill({Bins}, int32_t(0)),
                                           ByKey.with({llq::fromVector(Keys)}),
                                           llq::fill({N}, int32_t(1))));

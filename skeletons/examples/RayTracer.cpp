@@ -2,12 +2,20 @@
 //
 // As in the thesis's ray tracer, the whole image is one generate: each
 // pixel's function casts a ray from the camera, finds the nearest of the
-// spheres (an array the function reads, with Fn::with) and shades the hit
-// with a directional light.
+// spheres (an array of tuples the function reads, as a typed array
+// parameter) and shades the hit with a directional light.
 //
 //===----------------------------------------------------------------------===//
 #include "Options.h"
 #include <cmath>
+
+namespace {
+const llq::Prelude &scene() {
+  return LLQ_PRELUDE(R"(
+  %Sphere = type { float, float, float, float, float } ; centre, radius, shade
+)");
+}
+} // namespace
 
 static int example(const Options &O) {
   int64_t W = O.get("width", O.get("n", 320)), H = O.get("height", W);
@@ -24,12 +32,9 @@ static int example(const Options &O) {
       {int64_t(CX.size())}, CX, CY, CZ, Rad, Shade);
   auto Size = llq::fromVector(std::vector<int64_t>{H, W});
   llq::Runtime R = O.make();
-  auto Pixel = LLQ_FN("float (i64 %i, i64 %j, ptr %size, i64 %two, ptr %cx, "
-                      "ptr %cy, ptr %cz, ptr %rad, ptr %shade, i64 %n)", R"(
-    %hp = getelementptr i64, ptr %size, i64 0
-    %h = load i64, ptr %hp
-    %wp = getelementptr i64, ptr %size, i64 1
-    %w = load i64, ptr %wp
+  auto Pixel = LLQ_FN(scene(), "float (i64 %i, i64 %j, array<i64> %size, array<%Sphere> %spheres)", R"(
+    %h = call i64 @size(i64 0)
+    %w = call i64 @size(i64 1)
     %fi = sitofp i64 %i to float
     %fj = sitofp i64 %j to float
     %fh = sitofp i64 %h to float
@@ -50,15 +55,12 @@ static int example(const Options &O) {
     %dz = fdiv float 1.0, %len
     %best = float 0x46293E5940000000
     %hit = i64 -1
-    for i64 %k in 0 to %n {
-      %pcx = getelementptr float, ptr %cx, i64 %k
-      %c0 = load float, ptr %pcx
-      %pcy = getelementptr float, ptr %cy, i64 %k
-      %c1 = load float, ptr %pcy
-      %pcz = getelementptr float, ptr %cz, i64 %k
-      %c2 = load float, ptr %pcz
-      %pr = getelementptr float, ptr %rad, i64 %k
-      %r0 = load float, ptr %pr
+    for i64 %k in 0 to %spheres.n0 {
+      %s = call %Sphere @spheres(i64 %k)
+      %c0 = extractvalue %Sphere %s, 0
+      %c1 = extractvalue %Sphere %s, 1
+      %c2 = extractvalue %Sphere %s, 2
+      %r0 = extractvalue %Sphere %s, 3
       ; oc = origin - centre = -c; b = oc . d; q = oc . oc - r^2
       %ba = fmul float %c0, %dx
       %bb = fmul float %c1, %dy
@@ -92,16 +94,12 @@ static int example(const Options &O) {
     %r = float 0.0
     %any = icmp sge i64 %hit, 0
     if %any {
-      %qx = getelementptr float, ptr %cx, i64 %hit
-      %hx = load float, ptr %qx
-      %qy = getelementptr float, ptr %cy, i64 %hit
-      %hy = load float, ptr %qy
-      %qz = getelementptr float, ptr %cz, i64 %hit
-      %hz = load float, ptr %qz
-      %qr = getelementptr float, ptr %rad, i64 %hit
-      %hr = load float, ptr %qr
-      %qs = getelementptr float, ptr %shade, i64 %hit
-      %hs = load float, ptr %qs
+      %sh = call %Sphere @spheres(i64 %hit)
+      %hx = extractvalue %Sphere %sh, 0
+      %hy = extractvalue %Sphere %sh, 1
+      %hz = extractvalue %Sphere %sh, 2
+      %hr = extractvalue %Sphere %sh, 3
+      %hs = extractvalue %Sphere %sh, 4
       %px = fmul float %dx, %best
       %py = fmul float %dy, %best
       %pz = fmul float %dz, %best

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <random>
 
 using namespace llq;
 
@@ -421,4 +422,59 @@ TEST_CASE("a struct variable summed over a loop vectorizes like scalars (-mcpu=h
     CHECK(std::get<0>(Got) == doctest::Approx(std::get<0>(Want)));
     CHECK(std::get<2>(Got) == doctest::Approx(std::get<2>(Want)));
   }
+}
+
+TEST_CASE("mangled preludes and signatures are errors or work, never a crash") {
+  // Random edits of a good prelude and function: deleted, doubled and
+  // swapped bytes, and bytes from the dialect's punctuation. Every result
+  // is either ok and runs, or an error with a location.
+  std::mt19937 G(7);
+  const std::string Good = vectors().text();
+  const std::string Sig = "double (%V3 %v, array<%V3, 1> %xs)";
+  const std::string Body = R"(
+    %a = double 0.0
+    for i64 %j in 0 to %xs.n0 {
+      %x = call %V3 @xs(i64 %j)
+      %d = call double @dot(%V3 %v, %V3 %x)
+      %a = fadd double %a, %d
+    }
+    %r = double %a)";
+  const char Alphabet[] = "%@<>{}[](),=; \n\"xV3array$0";
+  auto Mangle = [&](std::string S) {
+    std::uniform_int_distribution<int> Edits(1, 4);
+    for (int E = Edits(G); E > 0 && !S.empty(); --E) {
+      size_t At = std::uniform_int_distribution<size_t>(0, S.size() - 1)(G);
+      switch (G() % 4) {
+      case 0: S.erase(At, 1 + G() % 3); break;
+      case 1: S.insert(At, S.substr(At, 1 + G() % 4)); break;
+      case 2: S[At] = Alphabet[G() % (sizeof(Alphabet) - 1)]; break;
+      default: std::swap(S[At], S[(At + 1) % S.size()]); break;
+      }
+    }
+    return S;
+  };
+  Array<V3> X = fromVector(someVectors(3, 0.5));
+  int Ok = 0, Failed = 0;
+  for (int I = 0; I < 400; ++I) {
+    Prelude P(I % 2 ? Mangle(Good) : Good, "m.cpp", 1);
+    Fn F(P, I % 3 ? Mangle(Sig) : Sig, I % 5 ? Mangle(Body) : Body, "m.cpp", 100);
+    if (!F.ok()) {
+      ++Failed;
+      CHECK(F.error().find("m.cpp:") == 0);
+      continue;
+    }
+    Acc A = map(F.with({X}), X);
+    if (!A.error().empty()) {
+      ++Failed;
+      continue;
+    }
+    ++Ok;
+    try {
+      runtime(BackendKind::Sequential, true).run(A);
+    } catch (const ArrayError &) {
+      // A mangled reader index may fault: that is the checked mode's job.
+    }
+  }
+  CHECK(Ok > 0);
+  CHECK(Failed > 0);
 }
