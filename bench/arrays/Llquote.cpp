@@ -145,55 +145,85 @@ Fn mandelFn(int64_t Rows, int64_t Cols, int32_t MaxIter) {
 }
 
 /// The acceleration of body %i from all bodies, as Problem.h's nbodyAccel():
-/// a generate whose function reads the four arrays it is given with(). The
-/// sums are `reassoc`, so that LLVM vectorizes the loop over the bodies, as
-/// the omp peer's `simd reduction` does.
+/// a generate whose function reads the four arrays it is given with(), as
+/// a user writes it (docs/Skeletons.md, "Writing scalar functions well"): a
+/// vector type and its helpers in a prelude, typed array parameters, the
+/// softening a bound constant. The sums are `reassoc`, so that LLVM
+/// vectorizes the loop over the bodies, as the omp peer's `simd reduction`
+/// does.
 Fn nbodyFn() {
+  static const Prelude Vectors(R"(
+  %V3 = type { float, float, float }
+  define internal %V3 @at(float %x, float %y, float %z) {
+    %a = insertvalue %V3 poison, float %x, 0
+    %b = insertvalue %V3 %a, float %y, 1
+    %r = insertvalue %V3 %b, float %z, 2
+    ret %V3 %r
+  }
+  ; s * x + y, by field; its sums may be reassociated
+  define internal %V3 @axpy(float %s, %V3 %x, %V3 %y) {
+    %x0 = extractvalue %V3 %x, 0
+    %x1 = extractvalue %V3 %x, 1
+    %x2 = extractvalue %V3 %x, 2
+    %y0 = extractvalue %V3 %y, 0
+    %y1 = extractvalue %V3 %y, 1
+    %y2 = extractvalue %V3 %y, 2
+    %m0 = fmul float %s, %x0
+    %m1 = fmul float %s, %x1
+    %m2 = fmul float %s, %x2
+    %z0 = fadd reassoc float %m0, %y0
+    %z1 = fadd reassoc float %m1, %y1
+    %z2 = fadd reassoc float %m2, %y2
+    %r = call %V3 @at(float %z0, float %z1, float %z2)
+    ret %V3 %r
+  }
+  define internal float @dot(%V3 %a, %V3 %b) {
+    %a0 = extractvalue %V3 %a, 0
+    %a1 = extractvalue %V3 %a, 1
+    %a2 = extractvalue %V3 %a, 2
+    %b0 = extractvalue %V3 %b, 0
+    %b1 = extractvalue %V3 %b, 1
+    %b2 = extractvalue %V3 %b, 2
+    %p0 = fmul float %a0, %b0
+    %p1 = fmul float %a1, %b1
+    %p2 = fmul float %a2, %b2
+    %s = fadd float %p0, %p1
+    %r = fadd float %s, %p2
+    ret float %r
+  }
+)", __FILE__, __LINE__);
   std::string B = R"(
-    %pxi = getelementptr float, ptr %xs, i64 %i
-    %xi = load float, ptr %pxi
-    %pyi = getelementptr float, ptr %ys, i64 %i
-    %yi = load float, ptr %pyi
-    %pzi = getelementptr float, ptr %zs, i64 %i
-    %zi = load float, ptr %pzi
-    %ax = float 0.0
-    %ay = float 0.0
-    %az = float 0.0
-    for i64 %j in 0 to %n {
-      %px = getelementptr float, ptr %xs, i64 %j
-      %xj = load float, ptr %px
-      %py = getelementptr float, ptr %ys, i64 %j
-      %yj = load float, ptr %py
-      %pz = getelementptr float, ptr %zs, i64 %j
-      %zj = load float, ptr %pz
-      %pm = getelementptr float, ptr %ms, i64 %j
-      %mj = load float, ptr %pm
-      %dx = fsub float %xj, %xi
-      %dy = fsub float %yj, %yi
-      %dz = fsub float %zj, %zi
-      %d2x = fmul float %dx, %dx
-      %d2y = fmul float %dy, %dy
-      %d2z = fmul float %dz, %dz
-      %d2a = fadd float %d2x, %d2y
-      %d2b = fadd float %d2a, %d2z
-      %d2 = fadd float %d2b, )" + f(NBodySoft) + R"(
-      %sq = call float @llvm.sqrt.f32(float %d2)
+    %xi = call float @xs(i64 %i)
+    %yi = call float @ys(i64 %i)
+    %zi = call float @zs(i64 %i)
+    %pi = call %V3 @at(float %xi, float %yi, float %zi)
+    %a = %V3 zeroinitializer
+    for i64 %j in 0 to %ms.n0 {
+      %xj = call float @xs(i64 %j)
+      %yj = call float @ys(i64 %j)
+      %zj = call float @zs(i64 %j)
+      %pj = call %V3 @at(float %xj, float %yj, float %zj)
+      %d = call %V3 @axpy(float -1.0, %V3 %pi, %V3 %pj)
+      %d2 = call float @dot(%V3 %d, %V3 %d)
+      %d2s = fadd float %d2, %soft
+      %sq = call float @llvm.sqrt.f32(float %d2s)
       %inv = fdiv float 1.0, %sq
       %inv2 = fmul float %inv, %inv
       %inv3 = fmul float %inv2, %inv
+      %mj = call float @ms(i64 %j)
       %s = fmul float %mj, %inv3
-      %fx = fmul float %dx, %s
-      %ax = fadd reassoc float %ax, %fx
-      %fy = fmul float %dy, %s
-      %ay = fadd reassoc float %ay, %fy
-      %fz = fmul float %dz, %s
-      %az = fadd reassoc float %az, %fz
+      %a = call %V3 @axpy(float %s, %V3 %d, %V3 %a)
     }
+    %ax = extractvalue %V3 %a, 0
+    %ay = extractvalue %V3 %a, 1
+    %az = extractvalue %V3 %a, 2
     %axy = fadd float %ax, %ay
     %r = fadd float %axy, %az)";
-  return Fn("float (i64 %i, ptr %xs, i64 %nx, ptr %ys, i64 %ny, ptr %zs, "
-            "i64 %nz, ptr %ms, i64 %n)",
-            B, __FILE__, __LINE__);
+  return Fn(Vectors,
+            "float (i64 %i, float %soft, array<float> %xs, array<float> %ys, "
+            "array<float> %zs, array<float> %ms)",
+            B, __FILE__, __LINE__)
+      .bind("soft", NBodySoft);
 }
 
 /// The 5x5 Gaussian of Problem.h's gaussRow(), over 25 neighbours.

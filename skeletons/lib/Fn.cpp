@@ -241,11 +241,10 @@ Expected<ArrayParam> readArrayParam(StringRef Text) {
     return Fail("it has no name");
   A.Name = Name.str();
   LLVMContext Ctx;
-  Module M("array", Ctx);
-  SMDiagnostic Err;
-  Type *T = parseType(Elem, Err, M);
+  std::string Err;
+  Type *T = readType(Elem, Ctx, Err);
   if (!T)
-    return Fail("'" + Elem.str() + "' is not a type: " + Err.getMessage().str());
+    return Fail("'" + Elem.str() + "' is not a type: " + Err);
   A.Type = printType(T);
   std::optional<ElemType> E = elemTypeOf(A.Type);
   if (!E)

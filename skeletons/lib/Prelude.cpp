@@ -175,6 +175,29 @@ size_t llq::detail::nthName(StringRef Text, StringRef Name, unsigned Nth,
   return Found;
 }
 
+Type *llq::detail::readType(StringRef Text, LLVMContext &Ctx,
+                           std::string &Error) {
+  // One line, without comments.
+  std::string Line;
+  SmallVector<StringRef, 4> Lines;
+  Text.split(Lines, '\n');
+  for (StringRef L : Lines)
+    Line += L.take_front(L.find(';')).str() + " ";
+  if (StringRef(Line).trim().empty()) {
+    Error = "no type is given";
+    return nullptr;
+  }
+  SMDiagnostic Err;
+  std::unique_ptr<Module> M = parseAssemblyString(
+      "declare void @llq.type(" + Line + ")\n", Err, Ctx);
+  Function *F = M ? M->getFunction("llq.type") : nullptr;
+  if (!F || F->arg_size() != 1 || M->size() != 1) {
+    Error = M ? "'" + Text.str() + "' is not a type" : Err.getMessage().str();
+    return nullptr;
+  }
+  return F->getArg(0)->getType();
+}
+
 //===-- PreludeImpl -------------------------------------------------------===//
 
 Rewritten PreludeImpl::rewrite(StringRef In) const {
@@ -386,14 +409,12 @@ private:
       if (!resolve(T))
         return false;
     LLVMContext Ctx;
-    Module M("types", Ctx);
     for (TypeDef &T : Defs) {
-      SMDiagnostic Err;
-      Type *Ty = parseType(T.Text, Err, M);
+      std::string Err;
+      Type *Ty = readType(T.Text, Ctx, Err);
       if (!Ty)
         return fail(T.Line,
-                    fmt::format("%{} is not an LLVM type: {}", T.Name,
-                                Err.getMessage().str()),
+                    fmt::format("%{} is not an LLVM type: {}", T.Name, Err),
                     T.Col);
       std::string S;
       raw_string_ostream OS(S);

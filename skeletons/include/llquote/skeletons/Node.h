@@ -23,6 +23,8 @@
 
 namespace llvm {
 class Function;
+class LLVMContext;
+class Type;
 }
 #include <mutex>
 
@@ -67,6 +69,12 @@ std::optional<MismatchedCall> mismatchedCall(const llvm::Function &F);
 /// The offset in Text of the Nth `@Name` (from 0) at or after From, or npos.
 size_t nthName(llvm::StringRef Text, llvm::StringRef Name, unsigned Nth,
                size_t From = 0);
+
+/// The type that Text spells, in Ctx, or null and Error set. Text is the
+/// user's: it is read as the one parameter of a declaration, since
+/// llvm::parseType can fail on text that LLVM's assembler reports.
+llvm::Type *readType(llvm::StringRef Text, llvm::LLVMContext &Ctx,
+                     std::string &Error);
 
 /// What LLQ_PRELUDE read.
 struct PreludeImpl {
