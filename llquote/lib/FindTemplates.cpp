@@ -398,6 +398,7 @@ Error TemplateScanner::scanTemplate(size_t MacroOffset, size_t AfterName,
   Site.Text = Src.slice(Raw->TextBegin, Raw->TextEnd);
   Site.Kind = G;
   Site.Hygienic = Macro.starts_with("LLQ_HYGIENIC_");
+  Site.SelfContained = Macro == "LLQ_PRELUDE";
   lineAndColumn(Site.TextOffset, Site.Line, Site.Column);
   Sites.push_back(Site);
 

@@ -37,6 +37,9 @@ struct TemplateSite {
                          ///< source; lines count '\n', columns count bytes
   Granularity Kind = Granularity::Module; ///< Which macro: LLQ_SKELETON, ...
   bool Hygienic = false; ///< LLQ_HYGIENIC_INSTRS or LLQ_HYGIENIC_BLOCKS
+  /// LLQ_PRELUDE: definitions that need nothing from elsewhere, so the
+  /// checker reads them whole, with LLVM's type checks and verifier.
+  bool SelfContained = false;
 };
 
 /// A mistake in the C++ source that hides a template's text from the

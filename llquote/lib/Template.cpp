@@ -1030,6 +1030,14 @@ Error llq::checkTemplatesInCpp(StringRef CppSource, StringRef FileName) {
     Template T(Site.Text, FileName, Site.Line, Site.Column, Site.Kind,
                Site.Hygienic);
     Error E = T.check();
+    // A self-contained template (a prelude) is all there: read it whole,
+    // so that LLVM's own checks (types, the verifier) run too.
+    if (!E && Site.SelfContained) {
+      LLVMContext Ctx;
+      Module M("check", Ctx);
+      auto Added = T.instantiateInto(M);
+      E = Added ? Error::success() : Added.takeError();
+    }
     if (!E)
       continue;
     // On the template's first line, show the C++ line as it is, with the

@@ -80,6 +80,8 @@ TEST_CASE("prelude_is_a_definitions_template") {
   REQUIRE(Sites.size() == 1);
   checkSite(Sites[0], Src, 9, 24, "%T = type i32", 1, 25);
   CHECK(Sites[0].Kind == Granularity::Definitions);
+  CHECK(Sites[0].SelfContained);
+  CHECK_FALSE(sitesOf("auto D = LLQ_DEFINITIONS(R\"(%T = type i32)\");")[0].SelfContained);
 }
 
 TEST_CASE("two_templates") {
