@@ -291,7 +291,8 @@ public:
           return;
         }
     for (GlobalValue *G : *Added)
-      if (auto *F = dyn_cast<Function>(G); F && F->isDeclaration())
+      if (auto *F = dyn_cast<Function>(G);
+          F && F->isDeclaration() && !F->isIntrinsic())
         fail(lineOfName(G->getName()),
              fmt::format("a prelude defines types and helpers; it declares "
                          "nothing (intrinsics are declared where they are "

@@ -92,6 +92,12 @@ const Prelude &vectors() {
     %r = fadd double %s, %p2
     ret double %r
   }
+  ; helpers call helpers and intrinsics
+  define internal double @norm(%V3 %a) {
+    %d = call double @dot(%V3 %a, %V3 %a)
+    %r = call double @llvm.sqrt.f64(double %d)
+    ret double %r
+  }
 )");
 }
 
@@ -110,7 +116,7 @@ TEST_CASE("a prelude's types and helpers, in functions of every skeleton") {
         std::vector<std::pair<std::string, std::string>>{
             {"Body", "{ { double, double, double }, double }"},
             {"V3", "{ double, double, double }"}});
-  CHECK(vectors().helpers() == std::vector<std::string>{"add", "scale", "dot"});
+  CHECK(vectors().helpers() == std::vector<std::string>{"add", "scale", "dot", "norm"});
   // Two functions of one prelude, fused into one kernel: v + k * w, then
   // the dot product with w.
   auto Axpy = LLQ_FN(vectors(), "%V3 (%V3 %v, %V3 %w, double %k)", R"(
@@ -132,6 +138,13 @@ TEST_CASE("a prelude's types and helpers, in functions of every skeleton") {
         double Want = (V0 + 2.0 * W0) * W0 + (V1 + 2.0 * W1) * W1 + (V2 + 2.0 * W2) * W2;
         CHECK(Got[I] == doctest::Approx(Want));
       }
+      // A helper that calls a helper and an intrinsic.
+      auto Norm = LLQ_FN(vectors(), "double (%V3 %a)", "%r = call double @norm(%V3 %a)");
+      std::vector<double> Norms = R->run<double>(map(Norm, V)).toVector();
+      for (size_t I = 0; I < size_t(N); ++I)
+        CHECK(Norms[I] == doctest::Approx(std::sqrt(std::get<0>(Vs[I]) * std::get<0>(Vs[I]) +
+                                                    std::get<1>(Vs[I]) * std::get<1>(Vs[I]) +
+                                                    std::get<2>(Vs[I]) * std::get<2>(Vs[I]))));
       // A fold whose combining function is a helper of the prelude.
       V3 Sum = R->run(fold(Plus, V3{0, 0, 0}, V)).as<V3>().toVector().at(0);
       double S0 = 0;

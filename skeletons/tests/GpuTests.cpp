@@ -198,6 +198,32 @@ TEST_CASE("every skeleton compiles to PTX that ptxas accepts, for several elemen
   everySkeleton<uint8_t>("i8");
 }
 
+TEST_CASE("preludes and typed array parameters compile to PTX") {
+  static const Prelude Pairs(R"(
+  %P = type { float, float }
+  define internal float @len2(%P %p) {
+    %x = extractvalue %P %p, 0
+    %y = extractvalue %P %p, 1
+    %xx = fmul float %x, %x
+    %r = call float @llvm.fmuladd.f32(float %y, float %y, float %xx)
+    ret float %r
+  }
+)", __FILE__, __LINE__);
+  Fn Nearest(Pairs, "float (%P %q, array<%P> %ps)", R"(
+    %best = float 0x47EFFFFFE0000000
+    for i64 %j in 0 to %ps.n0 {
+      %p = call %P @ps(i64 %j)
+      %d = call float @len2(%P %p)
+      %best = call float @llvm.minnum.f32(float %best, float %d)
+    }
+    %r = float %best)", __FILE__, __LINE__);
+  INFO(Nearest.error());
+  REQUIRE(Nearest.ok());
+  auto Ps = fromVectors<float, float>({5}, std::vector<float>{1, 2, 3, 4, 5},
+                                      std::vector<float>{5, 4, 3, 2, 1});
+  checkPTX(map(Nearest.with({Ps}), Ps), "prelude and array<%P>");
+}
+
 TEST_CASE("permute on the GPU: a cmpxchg loop, and tuples under locks") {
   auto Bin = LLQ_FN("i64 (i64 %i)", "%r = srem i64 %i, 17");
   auto AddSlow = LLQ_FN("i32 (i32 %a, i32 %b)",
