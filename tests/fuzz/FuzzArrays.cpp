@@ -129,8 +129,33 @@ Fn maxF() {
 Fn addF() {
   return LLQ_FN("double (double %a, double %b)", "%r = fadd double %a, %b");
 }
+/// Named types and a helper, for a function that sums through a struct
+/// variable (a prelude, and a struct phi split per field).
+const Prelude &pairs() {
+  return LLQ_PRELUDE(R"(
+  %P = type { i64, i64 }
+  define internal %P @step(%P %p, i64 %x) {
+    %a = extractvalue %P %p, 0
+    %b = extractvalue %P %p, 1
+    %a2 = add i64 %a, %x
+    %b2 = xor i64 %b, %a2
+    %q = insertvalue %P %p, i64 %a2, 0
+    %r = insertvalue %P %q, i64 %b2, 1
+    ret %P %r
+  }
+)");
+}
 Fn mapI(unsigned K) {
-  switch (K % 3) {
+  switch (K % 4) {
+  case 3:
+    return LLQ_FN(pairs(), "i64 (i64 %x)", R"(
+      %p = %P zeroinitializer
+      for i64 %k in 0 to 3 {
+        %p = call %P @step(%P %p, i64 %x)
+      }
+      %a = extractvalue %P %p, 0
+      %b = extractvalue %P %p, 1
+      %r = add i64 %a, %b)");
   case 0:
     return LLQ_FN("i64 (i64 %x)", "%m = mul i64 %x, 3\n %r = add i64 %m, 1");
   case 1:
@@ -727,7 +752,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   // error on both backends, and so test nothing: refuse to start.
   std::vector<Fn> All = {addI(),    addSlowI(), addCasI(),  subI(),
                          mulI(),    maxF(),     addF(),     mapI(0),
-                         mapI(1),   mapI(2),    mapF(0),    mapF(1),
+                         mapI(1),   mapI(2),    mapI(3),    mapF(0),    mapF(1),
                          toFloat(), gen(1),     gen(2),     gen(3),
                          bin(1),    bin(2),     bin(3),     bin(4),
                          shift(),   swapIx(),   stencil3I(), stencil3F(),

@@ -151,10 +151,14 @@ public:
   /// Process-unique; functions with equal ids compile to the same code.
   uint64_t id() const;
 
-  /// The same function, reading Arrays: after its own parameters it takes,
-  /// for each array, one `ptr` per field and one `i64` extent per
-  /// dimension, and may load from them. The arrays are computed before the
-  /// kernel that calls the function.
+  /// The same function, reading Arrays, which are computed before the
+  /// kernel that calls it. Declared in the signature as `array<T> %xs` or
+  /// `array<T, R> %m` (after the other parameters, in the order given
+  /// here), an array is read with `call T @xs(i64 %i)` and its extents are
+  /// `%xs.n0`, ...; the operation checks each array's element type and rank
+  /// against the declaration, and the checked mode each read's index.
+  /// Otherwise the function takes, for each array, one `ptr` per field and
+  /// one `i64` extent per dimension, and loads from them unchecked.
   Fn with(std::vector<class Acc> Arrays) const;
   const std::vector<class Acc> &arrays() const;
   /// The parameters the arrays add, as LLVM spells them.
