@@ -491,3 +491,22 @@ TEST_CASE("mangled preludes and signatures are errors or work, never a crash") {
   CHECK(Ok > 0);
   CHECK(Failed > 0);
 }
+
+TEST_CASE("a prelude's constant table, read by its helper") {
+  static const Prelude Table(R"(
+  @squares = internal constant [4 x i32] [i32 0, i32 1, i32 4, i32 9]
+  define internal i32 @square(i32 %k) {
+    %m = and i32 %k, 3
+    %i = zext i32 %m to i64
+    %p = getelementptr [4 x i32], ptr @squares, i64 0, i64 %i
+    %r = load i32, ptr %p
+    ret i32 %r
+  }
+)", __FILE__, __LINE__);
+  REQUIRE(Table.ok());
+  CHECK(Table.helpers() == std::vector<std::string>{"squares", "square"});
+  Fn Sq(Table, "i32 (i32 %x)", "%r = call i32 @square(i32 %x)", __FILE__, __LINE__);
+  for (Runtime *R : runtimes())
+    CHECK(R->run<int32_t>(map(Sq, fromVector(std::vector<int32_t>{0, 1, 2, 3, 6, 7})))
+              .toVector() == std::vector<int32_t>{0, 1, 4, 9, 4, 9});
+}
