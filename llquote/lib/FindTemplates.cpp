@@ -112,6 +112,7 @@ private:
   Error scanIdentifier();
   Error scanTemplate(size_t MacroOffset, size_t AfterName, StringRef Macro,
                      Granularity G);
+  Error scanFunction(size_t MacroOffset, size_t AfterName);
 };
 
 Error TemplateScanner::error(size_t Off, const Twine &Message) const {
@@ -348,6 +349,10 @@ Error TemplateScanner::scanIdentifier() {
     if (!LiteralEnd)
       return LiteralEnd.takeError();
     Pos = *LiteralEnd;
+  } else if (Ident == "LLQ_FN" &&
+             !(InDirective && PreviousIdentifier == "define")) {
+    PreviousIdentifier = StringRef();
+    return scanFunction(Start, End);
   } else if (std::optional<Granularity> G = templateMacro(Ident);
              G && !(InDirective && PreviousIdentifier == "define")) {
     PreviousIdentifier = StringRef();
@@ -403,6 +408,104 @@ Error TemplateScanner::scanTemplate(size_t MacroOffset, size_t AfterName,
   Sites.push_back(Site);
 
   Pos = *Close + 1;
+  if (CrossedNewline)
+    InDirective = false;
+  return Error::success();
+}
+
+/// LLQ_FN(Signature, Body) or LLQ_FN(Prelude, Signature, Body), of the
+/// skeleton library: a body written as one raw string literal, its last
+/// argument, is a site of instructions (the dialect's control structures
+/// and variables included). Other bodies (ordinary literals, expressions)
+/// are not checked, and are no error: the function reads them when it is
+/// made. The arguments are skipped with their literals, comments and
+/// brackets; an unbalanced call ends the scan as the compiler would.
+Error TemplateScanner::scanFunction(size_t MacroOffset, size_t AfterName) {
+  bool CrossedNewline = false;
+  Expected<size_t> Paren = skipTrivia(AfterName, CrossedNewline);
+  if (!Paren)
+    return Paren.takeError();
+  if (at(*Paren) != '(')
+    return Error::success();
+  size_t Off = *Paren + 1;
+  int Depth = 1;
+  // The current argument: its tokens at the call's own depth, and its raw
+  // string if that is its first.
+  unsigned Tokens = 0;
+  std::optional<RawString> Raw;
+  auto Token = [&](std::optional<RawString> R = std::nullopt) {
+    if (Depth != 1)
+      return;
+    if (Tokens++ == 0)
+      Raw = R;
+  };
+  while (true) {
+    Expected<size_t> Next = skipTrivia(Off, CrossedNewline);
+    if (!Next)
+      return Next.takeError();
+    Off = *Next;
+    if (Off >= Src.size())
+      return error(*Paren, "the call of LLQ_FN is not closed");
+    char C = Src[Off];
+    if (isIdentifierStart(C)) {
+      size_t End = skipIdentifier(Off);
+      if (at(End) == '"' && isRawStringPrefix(Src.slice(Off, End))) {
+        Expected<RawString> R = lexRawString(Off, End);
+        if (!R)
+          return R.takeError();
+        Token(*R);
+        Off = R->End;
+      } else if ((at(End) == '"' || at(End) == '\'') &&
+                 isEncodingPrefix(Src.slice(Off, End))) {
+        Expected<size_t> LiteralEnd = skipQuoted(Off, End);
+        if (!LiteralEnd)
+          return LiteralEnd.takeError();
+        Token();
+        Off = *LiteralEnd;
+      } else {
+        Token();
+        Off = End;
+      }
+      continue;
+    }
+    if (C == '"' || C == '\'') {
+      Expected<size_t> LiteralEnd = skipQuoted(Off, Off);
+      if (!LiteralEnd)
+        return LiteralEnd.takeError();
+      Token();
+      Off = *LiteralEnd;
+      continue;
+    }
+    if (isDigit(C)) {
+      Token();
+      Off = skipNumber(Off);
+      continue;
+    }
+    ++Off;
+    if (C == ')' || C == ']' || C == '}') {
+      if (--Depth == 0)
+        break;
+    } else if (C == ',' && Depth == 1) {
+      Tokens = 0;
+      Raw.reset();
+    } else {
+      Token();
+      if (C == '(' || C == '[' || C == '{')
+        ++Depth;
+    }
+  }
+  bool LastIsRaw = Tokens == 1 && Raw.has_value();
+  std::optional<RawString> Last = Raw;
+  if (LastIsRaw && Last) {
+    TemplateSite Site;
+    Site.MacroOffset = MacroOffset;
+    Site.TextOffset = Last->TextBegin;
+    Site.Text = Src.slice(Last->TextBegin, Last->TextEnd);
+    Site.Kind = Granularity::Instructions;
+    lineAndColumn(Site.TextOffset, Site.Line, Site.Column);
+    Sites.push_back(Site);
+  }
+  Pos = Off;
   if (CrossedNewline)
     InDirective = false;
   return Error::success();

@@ -84,6 +84,25 @@ TEST_CASE("prelude_is_a_definitions_template") {
   CHECK_FALSE(sitesOf("auto D = LLQ_DEFINITIONS(R\"(%T = type i32)\");")[0].SelfContained);
 }
 
+TEST_CASE("function_bodies_written_as_raw_strings_are_instruction_sites") {
+  //               0         1         2         3         4
+  //               01234567890123456789012345678901234567890123456789
+  StringRef Src = "auto F = LLQ_FN(\"i32 (i32 %x)\", R\"(%r = i32 %x)\");\n"
+                  "auto G = LLQ_FN(Vec(), \"%V (%V %a)\",\n  R\"(%r = %V %a)\");\n"
+                  "auto H = LLQ_FN(\"i32 (i32 %x)\", \"%r = i32 %x\");\n"
+                  "auto I = LLQ_FN(\"i32 (i32 %x)\", R\"(a)\" R\"(b)\");\n"
+                  "auto J = LLQ_FN(sig(1, (2)), body(R\"(x)\"));\n";
+  auto Sites = sitesOf(Src);
+  REQUIRE(Sites.size() == 2);
+  checkSite(Sites[0], Src, 9, 35, "%r = i32 %x", 1, 36);
+  CHECK(Sites[0].Kind == Granularity::Instructions);
+  CHECK(Sites[1].Text == "%r = %V %a");
+  CHECK(Sites[1].Line == 3);
+  CHECK(Sites[1].Column == 6);
+  CHECK(errorOf("auto F = LLQ_FN(\"s\", R\"(x)\"", 15) ==
+        "1:16: the call of LLQ_FN is not closed");
+}
+
 TEST_CASE("two_templates") {
   // Line 1 is 25 bytes and its newline, so line 2 starts at 26.
   StringRef Src = "A = LLQ_SKELETON(R\"(a)\");\n"
