@@ -356,10 +356,15 @@ TEST_CASE("random_inputs_never_crash") {
                                       " ",
                                       "x",
                                       "(",
-                                      ")"};
+                                      ")",
+                                      "LLQ_FN(",
+                                      ",",
+                                      "{",
+                                      "]",
+                                      "1'0"};
   std::mt19937 Rng(20240519);
   std::uniform_int_distribution<size_t> LengthOf(0, 512);
-  size_t Succeeded = 0, Found = 0;
+  size_t Succeeded = 0, Found = 0, FnSites = 0;
   for (int Iteration = 0; Iteration < 2000; ++Iteration) {
     const std::vector<const char *> &Pieces =
         Iteration % 2 ? Tokens : Characters;
@@ -395,9 +400,11 @@ TEST_CASE("random_inputs_never_crash") {
       ++Found;
       REQUIRE(Site.TextOffset + Site.Text.size() <= Source.size());
       CHECK(Site.Text.data() == Source.data() + Site.TextOffset);
-      CHECK(Source.substr(Site.MacroOffset).starts_with("LLQ_SKELETON"));
+      bool Fn = Source.substr(Site.MacroOffset).starts_with("LLQ_FN");
+      CHECK((Fn || Source.substr(Site.MacroOffset).starts_with("LLQ_SKELETON")));
       CHECK(Site.MacroOffset < Site.TextOffset);
       CHECK(Source[Site.TextOffset + Site.Text.size()] == ')');
+      FnSites += Fn;
       StringRef Before = Source.take_front(Site.TextOffset);
       CHECK(Site.Line == 1 + Before.count('\n'));
       size_t LineStart = Before.contains('\n') ? Before.rfind('\n') + 1 : 0;
@@ -409,5 +416,6 @@ TEST_CASE("random_inputs_never_crash") {
   CHECK(Succeeded > 0);
   CHECK(Succeeded < 2000);
   CHECK(Found > 0);
-  MESSAGE("succeeded " << Succeeded << " of 2000, " << Found << " templates");
+  MESSAGE("succeeded " << Succeeded << " of 2000, " << Found << " templates, " << FnSites
+                       << " of them function bodies");
 }
