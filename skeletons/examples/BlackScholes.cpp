@@ -15,6 +15,41 @@ float cnd(float D) {
 }
 } // namespace
 
+namespace {
+const llq::Prelude &options() {
+  return LLQ_PRELUDE(R"(
+  %Option = type { float, float, float } ; price, strike, years
+  %Prices = type { float, float }        ; call, put
+  ; the cumulative normal distribution, by the Abramowitz-Stegun polynomial
+  define internal float @cnd(float %d) {
+    %ad = call float @llvm.fabs.f32(float %d)
+    %kd0 = fmul float 0x3FCDA67120000000, %ad
+    %kd1 = fadd float 1.0, %kd0
+    %kk = fdiv float 1.0, %kd1
+    %p = float 0x3FF548CDE0000000
+    %p = fmul float %kk, %p
+    %p = fadd float %p, 0xBFFD23DD40000000
+    %p = fmul float %kk, %p
+    %p = fadd float %p, 0x3FFC80EF00000000
+    %p = fmul float %kk, %p
+    %p = fadd float %p, 0xBFD6D1F0E0000000
+    %p = fmul float %kk, %p
+    %p = fadd float %p, 0x3FD470BF40000000
+    %p = fmul float %kk, %p
+    %dd = fmul float %d, %d
+    %e0 = fmul float %dd, -0.5
+    %e = call float @llvm.exp.f32(float %e0)
+    %c0 = fmul float 0x3FD9884540000000, %e
+    %c = fmul float %c0, %p
+    %pos = fcmp ogt float %d, 0.0
+    %oc = fsub float 1.0, %c
+    %r = select i1 %pos, float %oc, float %c
+    ret float %r
+  }
+)");
+}
+} // namespace
+
 static int example(const Options &O) {
   int64_t N = O.get("n", 1 << 20);
   std::vector<float> S(static_cast<size_t>(N)), X(static_cast<size_t>(N)),
@@ -25,12 +60,12 @@ static int example(const Options &O) {
     T[size_t(I)] = 0.25f + float(I % 41) * 0.2f;
   }
   llq::Runtime R = O.make();
-  // (price, strike, years) -> (call, put); cnd is written inline twice
-  // through a helper-free body, as a skeleton user would.
-  auto Price = LLQ_FN("{ float, float } ({ float, float, float } %o)", R"(
-    %s = extractvalue { float, float, float } %o, 0
-    %x = extractvalue { float, float, float } %o, 1
-    %t = extractvalue { float, float, float } %o, 2
+  // (price, strike, years) -> (call, put), with the cumulative normal
+  // distribution a helper of a prelude.
+  auto Price = LLQ_FN(options(), "%Prices (%Option %o)", R"(
+    %s = extractvalue %Option %o, 0
+    %x = extractvalue %Option %o, 1
+    %t = extractvalue %Option %o, 2
     %sqrtt = call float @llvm.sqrt.f32(float %t)
     %sx = fdiv float %s, %x
     %lsx = call float @llvm.log.f32(float %sx)
@@ -42,39 +77,8 @@ static int example(const Options &O) {
     %den = fmul float 0x3FD3333340000000, %sqrtt
     %d1 = fdiv float %num, %den
     %d2 = fsub float %d1, %den
-    %d = float %d1
-    %cnd1 = float 0.0
-    %cnd2 = float 0.0
-    for i32 %k in 0 to 2 {
-      %ad = call float @llvm.fabs.f32(float %d)
-      %kd0 = fmul float 0x3FCDA67120000000, %ad
-      %kd1 = fadd float 1.0, %kd0
-      %kk = fdiv float 1.0, %kd1
-      %p = fmul float %kk, 0x3FF548CDE0000000
-      %p = fadd float %p, 0xBFFD23DD40000000
-      %p = fmul float %kk, %p
-      %p = fadd float %p, 0x3FFC80EF00000000
-      %p = fmul float %kk, %p
-      %p = fadd float %p, 0xBFD6D1F0E0000000
-      %p = fmul float %kk, %p
-      %p = fadd float %p, 0x3FD470BF40000000
-      %p = fmul float %kk, %p
-      %dd = fmul float %d, %d
-      %e0 = fmul float %dd, -0.5
-      %e = call float @llvm.exp.f32(float %e0)
-      %c0 = fmul float 0x3FD9884540000000, %e
-      %c = fmul float %c0, %p
-      %pos = fcmp ogt float %d, 0.0
-      %oc = fsub float 1.0, %c
-      %cnd = select i1 %pos, float %oc, float %c
-      %first = icmp eq i32 %k, 0
-      if %first {
-        %cnd1 = float %cnd
-        %d = float %d2
-      } else {
-        %cnd2 = float %cnd
-      }
-    }
+    %cnd1 = call float @cnd(float %d1)
+    %cnd2 = call float @cnd(float %d2)
     %rt = fmul float 0xBF947AE140000000, %t
     %disc = call float @llvm.exp.f32(float %rt)
     %xe = fmul float %x, %disc
@@ -86,8 +90,8 @@ static int example(const Options &O) {
     %xn2 = fmul float %xe, %n2
     %sn1 = fmul float %s, %n1
     %put = fsub float %xn2, %sn1
-    %c01 = insertvalue { float, float } poison, float %call, 0
-    %r = insertvalue { float, float } %c01, float %put, 1)");
+    %c01 = insertvalue %Prices poison, float %call, 0
+    %r = insertvalue %Prices %c01, float %put, 1)");
   auto Opts = llq::fromVectors<float, float, float>({N}, S, X, T);
   auto Out = R.run(llq::map(Price, Opts)).as<std::tuple<float, float>>().toVector();
   int64_t Bad = 0;
