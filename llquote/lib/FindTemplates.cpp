@@ -113,7 +113,24 @@ private:
   Error scanTemplate(size_t MacroOffset, size_t AfterName, StringRef Macro,
                      Granularity G);
   Error scanFunction(size_t MacroOffset, size_t AfterName);
+  void addSite(size_t MacroOffset, const RawString &Raw, StringRef Macro,
+               Granularity G);
 };
+
+/// Records the template whose text is Raw's, written with Macro at
+/// MacroOffset.
+void TemplateScanner::addSite(size_t MacroOffset, const RawString &Raw,
+                              StringRef Macro, Granularity G) {
+  TemplateSite Site;
+  Site.MacroOffset = MacroOffset;
+  Site.TextOffset = Raw.TextBegin;
+  Site.Text = Src.slice(Raw.TextBegin, Raw.TextEnd);
+  Site.Kind = G;
+  Site.Hygienic = Macro.starts_with("LLQ_HYGIENIC_");
+  Site.SelfContained = Macro == "LLQ_PRELUDE";
+  lineAndColumn(Site.TextOffset, Site.Line, Site.Column);
+  Sites.push_back(Site);
+}
 
 Error TemplateScanner::error(size_t Off, const Twine &Message) const {
   StringRef Before = Src.take_front(Off);
@@ -397,16 +414,7 @@ Error TemplateScanner::scanTemplate(size_t MacroOffset, size_t AfterName,
     return error(*Close,
                  "expected ')' after the raw string literal of " + Macro);
 
-  TemplateSite Site;
-  Site.MacroOffset = MacroOffset;
-  Site.TextOffset = Raw->TextBegin;
-  Site.Text = Src.slice(Raw->TextBegin, Raw->TextEnd);
-  Site.Kind = G;
-  Site.Hygienic = Macro.starts_with("LLQ_HYGIENIC_");
-  Site.SelfContained = Macro == "LLQ_PRELUDE";
-  lineAndColumn(Site.TextOffset, Site.Line, Site.Column);
-  Sites.push_back(Site);
-
+  addSite(MacroOffset, *Raw, Macro, G);
   Pos = *Close + 1;
   if (CrossedNewline)
     InDirective = false;
@@ -494,17 +502,8 @@ Error TemplateScanner::scanFunction(size_t MacroOffset, size_t AfterName) {
         ++Depth;
     }
   }
-  bool LastIsRaw = Tokens == 1 && Raw.has_value();
-  std::optional<RawString> Last = Raw;
-  if (LastIsRaw && Last) {
-    TemplateSite Site;
-    Site.MacroOffset = MacroOffset;
-    Site.TextOffset = Last->TextBegin;
-    Site.Text = Src.slice(Last->TextBegin, Last->TextEnd);
-    Site.Kind = Granularity::Instructions;
-    lineAndColumn(Site.TextOffset, Site.Line, Site.Column);
-    Sites.push_back(Site);
-  }
+  if (Tokens == 1 && Raw)
+    addSite(MacroOffset, *Raw, "LLQ_FN", Granularity::Instructions);
   Pos = Off;
   if (CrossedNewline)
     InDirective = false;

@@ -30,13 +30,6 @@ namespace {
 
 std::atomic<uint64_t> NextFnId{1};
 
-uint64_t fnv1a(StringRef S, uint64_t H = 14695981039346656037ull) {
-  for (unsigned char C : S) {
-    H ^= C;
-    H *= 1099511628211ull;
-  }
-  return H;
-}
 
 std::string printType(Type *T) {
   std::string S;
@@ -111,10 +104,6 @@ std::string atomicOpOf(const Function &F) {
   return "";
 }
 
-/// Whether C can be part of a local name after the '%'.
-bool isNameChar(char C) {
-  return isAlnum(C) || C == '.' || C == '_' || C == '$' || C == '-';
-}
 
 /// The errors that LLVM finds past the body's last line (in the `ret` and
 /// the `}` that readFn adds) are the body's: a missing `%r`, a result of
@@ -377,16 +366,14 @@ void readFn(FnImpl &P) {
   };
   if (std::string E = UnknownType(Ret, false); !E.empty())
     return Fail(E);
-  for (auto [Off, Len] : splitParams(Sig, Open + 1, Sig.size() - 1))
-    if (!Sig.substr(Off, Len).starts_with("array<"))
-      if (std::string E = UnknownType(Sig.substr(Off, Len), true); !E.empty())
-        return Fail(E);
   // Array parameters: each the ptrs and extents it stands for, and calls
   // `@name(` of the body become calls of its reader.
   std::vector<std::tuple<size_t, size_t, std::string>> SigEdits, BodyEdits;
   for (auto [Off, Len] : splitParams(Sig, Open + 1, Sig.size() - 1)) {
     StringRef Part = Sig.substr(Off, Len);
     if (!Part.starts_with("array<")) {
+      if (std::string E = UnknownType(Part, true); !E.empty())
+        return Fail(E);
       if (!P.Arrays.empty())
         return Fail("'" + Part.str() + "' follows an array parameter; array "
                     "parameters come after the others, as Fn::with gives them");
@@ -449,41 +436,28 @@ void readFn(FnImpl &P) {
   if (P.Uses)
     if (auto E = P.Uses->Def->instantiateInto(M); !E)
       return Fail("the prelude cannot be read: " + toString(E.takeError()));
-  if (P.Readers)
-    for (const Template *T : {P.CheckedReaders.get(), P.Readers.get()}) {
-      LLVMContext RC;
-      Module RM("readers", RC);
-      if (auto D = readFaultDeclaration().instantiateInto(RM); !D)
-        consumeError(D.takeError());
-      if (auto E = T->instantiateInto(RM, Names); !E)
-        return Fail("the readers of its arrays cannot be read: " +
-                    toString(E.takeError()));
-    }
-  if (P.Readers)
-    (void)cantFail(P.Readers->instantiateInto(M, Names));
+  // The readers are ours; reading them here checks both forms once.
+  if (P.Readers) {
+    LLVMContext RC;
+    Module RM("readers", RC);
+    if (auto D = readFaultDeclaration().instantiateInto(RM); !D)
+      consumeError(D.takeError());
+    if (auto E = P.CheckedReaders->instantiateInto(RM, Names); !E)
+      return Fail("the readers of its arrays cannot be read: " +
+                  toString(E.takeError()));
+    if (auto E = P.Readers->instantiateInto(M, Names); !E)
+      return Fail("the readers of its arrays cannot be read: " +
+                  toString(E.takeError()));
+  }
   auto Added = P.Def->instantiateInto(M, Names);
   if (!Added) {
     // The body's diagnostics at the columns the user wrote, with the names
     // the user wrote.
-    SmallVector<StringRef, 32> BodyLines;
-    StringRef(P.Body).split(BodyLines, '\n');
     auto Names = [&](std::string M) {
       return P.Uses ? P.Uses->unmangle(std::move(M)) : M;
     };
-    Error E = mapDiagnostics(Added.takeError(), [&](const SMDiagnostic &D) {
-      int L = D.getLineNo() - int(HeadLine + 1);
-      if (!D.getSourceMgr() || D.getFilename() != P.File || L < 0 ||
-          size_t(L) >= BodyLines.size())
-        return D;
-      int Col = D.getColumnNo() < 0
-                    ? D.getColumnNo()
-                    : int(BodyR.originalColumn(unsigned(L),
-                                               unsigned(D.getColumnNo())));
-      return SMDiagnostic(*D.getSourceMgr(), SMLoc(), D.getFilename(),
-                          D.getLineNo(), Col, D.getKind(),
-                          Names(D.getMessage().str()), BodyLines[size_t(L)],
-                          ArrayRef<std::pair<unsigned, unsigned>>());
-    });
+    Error E = mapToWritten(Added.takeError(), P.File, int(HeadLine + 1),
+                           P.Body, BodyR, Names);
     E = bodyEndErrors(std::move(E), P, Ret, HeadLine + 1);
     // An error in the header is in the signature: report it at the LLQ_FN's
     // line, on the signature as written, not on the generated header.
@@ -535,11 +509,9 @@ void readFn(FnImpl &P) {
       At = 0;
     size_t LineStart = Body.take_front(At).rfind('\n') + 1;
     size_t LineEnd = std::min(Body.find('\n', At), Body.size());
-    SourceMgr SM;
-    P.Error = toString(make_error<DiagnosticError>(SMDiagnostic(
-        SM, SMLoc(), P.File, int(HeadLine + 1 + Body.take_front(At).count('\n')),
-        int(At - LineStart), SourceMgr::DK_Error, Message,
-        Body.slice(LineStart, LineEnd), {})));
+    P.Error = locatedError(
+        P.File, int(HeadLine + 1 + Body.take_front(At).count('\n')),
+        int(At - LineStart), Message, Body.slice(LineStart, LineEnd));
     return;
   }
   for (Argument &A : F->args()) {
@@ -551,6 +523,14 @@ void readFn(FnImpl &P) {
 }
 
 } // namespace
+
+uint64_t llq::detail::fnv1a(StringRef S, uint64_t H) {
+  for (unsigned char C : S) {
+    H ^= C;
+    H *= 1099511628211ull;
+  }
+  return H;
+}
 
 Bindings llq::detail::fnBindings(const FnImpl &P, const std::string &Name,
                                  const std::string &Readers) {

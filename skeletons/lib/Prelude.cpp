@@ -91,8 +91,41 @@ unsigned Rewritten::originalColumn(unsigned Line, unsigned Col) const {
   return Col;
 }
 
-static bool isNameChar(char C) {
+bool llq::detail::isNameChar(char C) {
   return isAlnum(C) || C == '.' || C == '_' || C == '$' || C == '-';
+}
+
+std::string llq::detail::locatedError(StringRef File, int Line, int Col,
+                                      StringRef Message, StringRef LineText) {
+  SourceMgr SM;
+  return toString(make_error<DiagnosticError>(
+      SMDiagnostic(SM, SMLoc(), File, Line, Col, SourceMgr::DK_Error, Message,
+                   LineText, {})));
+}
+
+Error llq::detail::mapToWritten(Error E, StringRef File, int FirstLine,
+                                StringRef Original, const Rewritten &R,
+                                function_ref<std::string(std::string)> Names) {
+  SmallVector<StringRef, 32> Lines;
+  Original.split(Lines, '\n');
+  return mapDiagnostics(std::move(E), [&](const SMDiagnostic &D) {
+    int L = D.getLineNo() - FirstLine;
+    if (!D.getSourceMgr())
+      return SMDiagnostic(D.getFilename(), D.getKind(),
+                          Names(D.getMessage().str()));
+    if (D.getFilename() != File || L < 0 || size_t(L) >= Lines.size())
+      return SMDiagnostic(*D.getSourceMgr(), D.getLoc(), D.getFilename(),
+                          D.getLineNo(), D.getColumnNo(), D.getKind(),
+                          Names(D.getMessage().str()), D.getLineContents(),
+                          D.getRanges());
+    int Col = D.getColumnNo() < 0
+                  ? D.getColumnNo()
+                  : int(R.originalColumn(unsigned(L), unsigned(D.getColumnNo())));
+    return SMDiagnostic(*D.getSourceMgr(), SMLoc(), D.getFilename(),
+                        D.getLineNo(), Col, D.getKind(),
+                        Names(D.getMessage().str()), Lines[size_t(L)],
+                        ArrayRef<std::pair<unsigned, unsigned>>());
+  });
 }
 
 void llq::detail::forEachName(StringRef Text, char Sigil,
@@ -230,15 +263,6 @@ std::string PreludeImpl::unmangle(std::string Message) const {
 
 namespace {
 
-uint64_t fnv1a(StringRef S) {
-  uint64_t H = 14695981039346656037ull;
-  for (unsigned char C : S) {
-    H ^= C;
-    H *= 1099511628211ull;
-  }
-  return H;
-}
-
 /// Where a bracket-balanced type text starting at Text[From] ends: the
 /// first newline at depth 0 (or the end).
 size_t typeEnd(StringRef Text, size_t From) {
@@ -272,7 +296,9 @@ public:
     Module M("prelude", Ctx);
     auto Added = P.Def->instantiateInto(M);
     if (!Added) {
-      P.Error = toString(mapBack(Added.takeError(), K));
+      P.Error = toString(mapToWritten(
+          Added.takeError(), P.File, int(P.Line), Text, K,
+          [&](std::string M) { return P.unmangle(std::move(M)); }));
       P.Def.reset();
       return;
     }
@@ -300,26 +326,6 @@ public:
                          P.unmangle(G->getName().str())));
   }
 
-  /// Diagnostics of the kernel form K at the user's lines and columns.
-  Error mapBack(Error E, const Rewritten &K) {
-    SmallVector<StringRef, 32> Lines;
-    Text.split(Lines, '\n');
-    return mapDiagnostics(std::move(E), [&](const SMDiagnostic &D) {
-      int L = D.getLineNo() - int(P.Line);
-      if (!D.getSourceMgr() || D.getFilename() != P.File || L < 0 ||
-          size_t(L) >= Lines.size())
-        return SMDiagnostic(D.getFilename(), D.getKind(),
-                            P.unmangle(D.getMessage().str()));
-      int Col = D.getColumnNo() < 0
-                    ? D.getColumnNo()
-                    : int(K.originalColumn(unsigned(L), unsigned(D.getColumnNo())));
-      return SMDiagnostic(*D.getSourceMgr(), SMLoc(), D.getFilename(),
-                          D.getLineNo(), Col, D.getKind(),
-                          P.unmangle(D.getMessage().str()), Lines[size_t(L)],
-                          ArrayRef<std::pair<unsigned, unsigned>>());
-    });
-  }
-
 private:
   struct TypeDef {
     std::string Name, Text;
@@ -332,11 +338,8 @@ private:
     if (P.Error.empty()) {
       SmallVector<StringRef, 32> Lines;
       Text.split(Lines, '\n');
-      StringRef Contents = Line < Lines.size() ? Lines[Line] : "";
-      SourceMgr SM;
-      P.Error = toString(make_error<DiagnosticError>(SMDiagnostic(
-          SM, SMLoc(), P.File, int(P.Line + Line), int(Col),
-          SourceMgr::DK_Error, Message, Contents, {})));
+      P.Error = locatedError(P.File, int(P.Line + Line), int(Col), Message,
+                             Line < Lines.size() ? Lines[Line] : "");
     }
     return false;
   }

@@ -22,6 +22,7 @@
 #include <optional>
 
 namespace llvm {
+class Error;
 class Function;
 class LLVMContext;
 class Type;
@@ -50,6 +51,21 @@ struct Rewritten {
   /// The column, in the text first given, of column Col of line Line of Text.
   unsigned originalColumn(unsigned Line, unsigned Col) const;
 };
+
+/// Whether C can be part of an LLVM name after its sigil.
+bool isNameChar(char C);
+/// FNV-1a of S, continuing from H: the hash of texts (functions, preludes).
+uint64_t fnv1a(llvm::StringRef S, uint64_t H = 14695981039346656037ull);
+/// An error at line Line, column Col (0-based) of File, showing LineText,
+/// formatted as every located error is.
+std::string locatedError(llvm::StringRef File, int Line, int Col,
+                         llvm::StringRef Message, llvm::StringRef LineText);
+/// E's diagnostics at the lines FirstLine... of File, which show the text R
+/// made of Original, moved to the columns of Original and shown on its
+/// lines; every message passed through Names (helpers' names as written).
+llvm::Error mapToWritten(llvm::Error E, llvm::StringRef File, int FirstLine,
+                         llvm::StringRef Original, const Rewritten &R,
+                         llvm::function_ref<std::string(std::string)> Names);
 
 /// Calls Visit(offset, length) for each global (`@name`, Sigil '@') or local
 /// (`%name`, Sigil '%') name of Text outside comments and strings; length
