@@ -928,22 +928,29 @@ llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
     return failure(fmt::format("{}: {}", Root.Name, St.message()));
   int64_t At =
       FaultWord ? __atomic_load_n(FaultWord, __ATOMIC_RELAXED) : int64_t(-1);
-  if (At >= ReadFault) {
-    size_t FnIx = size_t((At - ReadFault) / 64);
-    size_t Which = size_t((At - ReadFault) % 64);
+  // Functions with one text are one function of the kernel: a fault in
+  // function FnIx names the first operation, in the tree's preorder, that
+  // uses it.
+  auto UserOf = [&](size_t FnIx) -> std::pair<const Node *, const Fn *> {
     if (FnIx < K.FnHashes.size())
       for (const Node *N : Nodes)
         for (const Fn &F : N->Fns)
-          if (F.impl().Hash == K.FnHashes[FnIx] &&
-              Which < F.impl().Arrays.size())
-            return failure(fmt::format(
-                "{}: the function of {} ({}) read its array %{}{} at an "
-                "index outside it; reported because checks are on "
-                "(RuntimeOptions::Checks, LLQ_CHECKS)",
-                Root.Name, N->Name, F.where(), F.impl().Arrays[Which].Name,
-                Which < F.arrays().size() && F.arrays()[Which].node()
-                    ? " of shape " + F.arrays()[Which].shape().str()
-                    : std::string()));
+          if (F.impl().Hash == K.FnHashes[FnIx])
+            return {N, &F};
+    return {nullptr, nullptr};
+  };
+  if (At >= ReadFault) {
+    size_t Which = size_t((At - ReadFault) % 64);
+    auto [N, F] = UserOf(size_t((At - ReadFault) / 64));
+    if (F && Which < F->impl().Arrays.size())
+      return failure(fmt::format(
+          "{}: the function of {} ({}) read its array %{}{} at an index "
+          "outside it; reported because checks are on "
+          "(RuntimeOptions::Checks, LLQ_CHECKS)",
+          Root.Name, N->Name, F->where(), F->impl().Arrays[Which].Name,
+          Which < F->arrays().size() && F->arrays()[Which].node()
+              ? " of shape " + F->arrays()[Which].shape().str()
+              : std::string()));
     return failure(fmt::format("{}: one of its functions read an array at "
                                "an index outside it",
                                Root.Name));
@@ -954,16 +961,11 @@ llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
     const char *What = Overflow ? "signed integer division overflow (the "
                                   "least value divided by -1)"
                                 : "integer division by zero";
-    // Functions with one text are one function of the kernel: name the
-    // first operation, in the tree's preorder, that uses it.
-    if (FnIx < K.FnHashes.size())
-      for (const Node *N : Nodes)
-        for (const Fn &F : N->Fns)
-          if (F.impl().Hash == K.FnHashes[FnIx])
-            return failure(fmt::format(
-                "{}: {} in the function of {} ({}); reported because "
-                "checks are on (RuntimeOptions::Checks, LLQ_CHECKS)",
-                Root.Name, What, N->Name, F.where()));
+    if (auto [N, F] = UserOf(FnIx); F)
+      return failure(fmt::format(
+          "{}: {} in the function of {} ({}); reported because checks are "
+          "on (RuntimeOptions::Checks, LLQ_CHECKS)",
+          Root.Name, What, N->Name, F->where()));
     return failure(fmt::format("{}: {} in one of its functions", Root.Name,
                                What));
   }
