@@ -351,22 +351,22 @@ Expected<Array> Array::fromVectors(const Shape &Sh,
                       std::make_index_sequence<
                           std::tuple_size_v<std::tuple_element_t<0, std::tuple<Ts...>>>>());
   else {
-  size_t Lengths[] = {Fields.size()...};
-  for (size_t I = 0; I < sizeof...(Ts); ++I)
-    if (Status S = checkLength(Sh, I, Lengths[I]); !S.ok())
-      return S;
-  auto Type = [] {
-    if constexpr (sizeof...(Ts) == 1)
-      return ElemType::of<Ts...>();
-    else
-      return ElemType::of<std::tuple<Ts...>>();
-  }();
-  Expected<Array> A = create(Type, Sh);
-  if (!A)
+    size_t Lengths[] = {Fields.size()...};
+    for (size_t I = 0; I < sizeof...(Ts); ++I)
+      if (Status S = checkLength(Sh, I, Lengths[I]); !S.ok())
+        return S;
+    auto Type = [] {
+      if constexpr (sizeof...(Ts) == 1)
+        return ElemType::of<Ts...>();
+      else
+        return ElemType::of<std::tuple<Ts...>>();
+    }();
+    Expected<Array> A = create(Type, Sh);
+    if (!A)
+      return A;
+    size_t Field = 0;
+    (copyIn(A->data(Field++), Fields), ...);
     return A;
-  size_t Field = 0;
-  (copyIn(A->data(Field++), Fields), ...);
-  return A;
   }
 }
 
