@@ -621,6 +621,9 @@ llvm::Expected<Plan::Source> RuntimeImpl::Recording::input(const Node &U) {
   }
   if (!U.Data)
     return failure("run: a use of no array");
+  if (U.Distributed)
+    return failure("run: the expression reads a distributed array "
+                   "(llq::mpi::DArray); run it with llq::mpi::Runtime");
   auto &Table = Shared ? *Shared : InputOf;
   const auto *It = llvm::find(Table, U.Data.get());
   if (It == Table.end()) {

@@ -236,6 +236,10 @@ struct Node {
   /// The stand-in for an awhile loop's value in its condition and step: a
   /// Use of no array, which a run binds to the loop's array of the moment.
   bool LoopValue = false;
+  /// A distributed array's use (llq::mpi, Distributed.h): Data is this
+  /// rank's block of the array of shape Sh, Vals the layout's row starts.
+  /// A Runtime of one process refuses it.
+  bool Distributed = false;
   /// A result whose length only a run decides (filter, compact): it may be
   /// run, but not used inside another expression.
   bool LengthAfterRun = false;

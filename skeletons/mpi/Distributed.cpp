@@ -1,0 +1,1097 @@
+//===- Distributed.cpp - Running array expressions over MPI ranks ---------===//
+//
+// Runtime::run walks the expression (Evaluator) and gives every operation
+// this rank's part of its result, a Val: a local expression over this
+// rank's rows (delayed, so that element-wise operations and their consumer
+// still fuse into one local kernel), or the whole array where every rank
+// holds it. What each kind of operation does:
+//
+//  - element-wise (map, zipWith, zip, field, fill, generate, imap,
+//    izipWith): the same operation on this rank's rows; index functions
+//    see global indices (offsetFn). Operands in another layout are moved
+//    to the first operand's rows (fetchRows); arrays that functions read
+//    (Fn::with) are gathered whole on every rank.
+//  - fold, scans and stencils along inner dimensions of an array of rank 2
+//    or more: the same operation on this rank's rows.
+//  - a fold of a vector (foldAll, sum, ...): each rank folds its rows, the
+//    partial results are gathered on every rank in rank order and folded
+//    there with the same function (foldPartials).
+//  - a scan of a vector: each rank folds its rows, the totals are gathered,
+//    each rank folds those before it (after it, from the right) into its
+//    carry, and scans its rows from the carry (scanVector).
+//  - stencils: each rank fetches the rows within the window's radius from
+//    its neighbours (halo rows), runs the stencil over them and keeps its
+//    own rows (stencilRows).
+//  - everything else (backpermute, permute, transpose, segmented folds of a
+//    vector, filter, ...): its operands are gathered whole on every rank,
+//    which all compute the whole result (replicated), counted in
+//    Stats::Replicated.
+//
+// Every local run is followed by agree(), which every rank reaches in the
+// same order: a failure on one rank becomes the same ArrayError on all.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llquote/Distributed.h"
+#include "llquote/skeletons/Node.h"
+#include "llquote/skeletons/Skeleton.h"
+#include "llvm/Support/Error.h"
+#include <cstring>
+#include <fmt/format.h>
+#include <mutex>
+#include <unordered_map>
+
+using namespace llq;
+using namespace llq::detail;
+using llq::mpi::Layout;
+
+namespace {
+
+/// Elements in one row of the outermost dimension of Sh.
+int64_t rowElems(const Shape &Sh) {
+  int64_t N = 1;
+  for (unsigned D = 1; D < Sh.rank(); ++D)
+    N *= Sh.extent(D);
+  return N;
+}
+
+Shape withRows(const Shape &Sh, int64_t Rows) {
+  std::vector<int64_t> E(Sh.extents(), Sh.extents() + Sh.rank());
+  E[0] = Rows;
+  return *Shape::make(E);
+}
+
+/// The rows Want (ranges, in order) of A, copied one after another.
+std::shared_ptr<rt::Array>
+pickRows(const std::shared_ptr<rt::Array> &A,
+         const std::vector<std::pair<int64_t, int64_t>> &Want);
+
+/// An array of T and shape Sh, elements uninitialised; ArrayError if the
+/// memory cannot be had.
+std::shared_ptr<rt::Array> newArray(const ElemType &T, const Shape &Sh) {
+  auto A = rt::Array::create(T, Sh, rt::Array::Fill::Uninitialized);
+  if (!A)
+    throw ArrayError(A.message());
+  return std::make_shared<rt::Array>(std::move(*A));
+}
+
+/// Rows [First, First + Count) of A, in place: A's storage stays alive as
+/// long as the view.
+std::shared_ptr<rt::Array> viewRows(const std::shared_ptr<rt::Array> &A,
+                                    int64_t First, int64_t Count) {
+  Shape Sh = withRows(A->shape(), Count);
+  if (Sh.size() == 0)
+    return newArray(A->type(), Sh);
+  int64_t Row = rowElems(A->shape());
+  std::vector<void *> Buffers;
+  for (size_t F = 0; F < A->numFields(); ++F)
+    Buffers.push_back(static_cast<std::byte *>(A->data(F)) +
+                      First * Row * rt::byteSize(A->type().field(F)));
+  auto V = rt::Array::wrap(A->type(), Sh, Buffers);
+  if (!V)
+    throw ArrayError(V.message());
+  std::shared_ptr<rt::Array> Owner = A;
+  return std::shared_ptr<rt::Array>(new rt::Array(std::move(*V)),
+                                    [Owner](rt::Array *P) { delete P; });
+}
+
+std::shared_ptr<rt::Array>
+pickRows(const std::shared_ptr<rt::Array> &A,
+         const std::vector<std::pair<int64_t, int64_t>> &Want) {
+  int64_t Rows = 0;
+  for (auto [First, End] : Want)
+    Rows += End - First;
+  auto Out = newArray(A->type(), withRows(A->shape(), Rows));
+  int64_t Row = rowElems(A->shape());
+  for (size_t F = 0; F < A->numFields(); ++F) {
+    size_t RowBytes = size_t(Row) * rt::byteSize(A->type().field(F));
+    size_t At = 0;
+    for (auto [First, End] : Want) {
+      if (End > First)
+        std::memcpy(static_cast<std::byte *>(Out->data(F)) + At,
+                    static_cast<const std::byte *>(A->data(F)) +
+                        size_t(First) * RowBytes,
+                    size_t(End - First) * RowBytes);
+      At += size_t(End - First) * RowBytes;
+    }
+  }
+  return Out;
+}
+
+const std::shared_ptr<rt::Array> &dataOf(const Acc &A) {
+  static const std::shared_ptr<rt::Array> None;
+  const NodeRef &N = A.node();
+  return N && N->K == Op::Use && !N->Distributed ? N->Data : None;
+}
+
+/// N with its kids replaced by Kids and its (first) result's shape by Sh.
+std::shared_ptr<Node> cloneWith(const Node &N, std::vector<NodeRef> Kids,
+                                const Shape &Sh) {
+  auto C = makeNode(N.K, N.Name, Kids);
+  C->Type = N.Type;
+  C->Sh = Sh;
+  C->Kids = std::move(Kids);
+  C->NumInputs = N.NumInputs;
+  C->Fns = N.Fns;
+  C->FnArrays = N.FnArrays;
+  C->FnBound = N.FnBound;
+  C->Consts = N.Consts;
+  C->Code = N.Code;
+  C->Vals = N.Vals;
+  C->Data = N.Data;
+  C->Skel = N.Skel;
+  C->SkelId = N.SkelId;
+  C->ManifestKids = N.ManifestKids;
+  C->OutTypes = N.OutTypes;
+  C->OutShapes = N.OutShapes;
+  if (!C->OutShapes.empty())
+    C->OutShapes[0] = Sh;
+  C->LengthAfterRun = N.LengthAfterRun;
+  C->LoopValue = N.LoopValue;
+  return C;
+}
+
+/// F, taking its first (outermost) index relative to this rank's rows: the
+/// same text with that parameter renamed, and the global index computed
+/// from it and a bound offset, `%mpi.off`. One per function and process,
+/// so that every offset runs one kernel.
+Fn offsetFn(const Fn &F) {
+  static std::mutex Lock;
+  static std::unordered_map<uint64_t, Fn> Made;
+  std::lock_guard<std::mutex> G(Lock);
+  auto It = Made.find(F.id());
+  if (It == Made.end()) {
+    const FnImpl &I = F.impl();
+    std::string Sig = I.Signature;
+    const std::string &First = I.ParamNames.at(0);
+    size_t Open = Sig.find('(');
+    size_t At = Sig.find("%" + First, Open);
+    if (Open == std::string::npos || At == std::string::npos)
+      throw ArrayError(fmt::format("{}: internal error: no index parameter "
+                                   "in '{}'",
+                                   F.where(), Sig));
+    Sig.replace(At, First.size() + 1, "%mpi.row");
+    Sig.insert(Open + 1, "i64 %mpi.off, ");
+    std::string Body =
+        fmt::format("%{} = add i64 %mpi.row, %mpi.off\n{}", First, I.Body);
+    unsigned Line = I.Line > 1 ? I.Line - 1 : 1;
+    Fn W = I.Uses ? Fn(Prelude(I.Uses->Text, I.Uses->File, I.Uses->Line), Sig,
+                       Body, I.File, Line)
+                  : Fn(Sig, Body, I.File, Line);
+    if (!W.ok())
+      throw ArrayError(W.error());
+    It = Made.emplace(F.id(), W).first;
+  }
+  return It->second;
+}
+
+} // namespace
+
+namespace llq::mpi {
+
+Layout Layout::even(int64_t Rows, int Ranks) {
+  Layout L;
+  L.Starts.resize(size_t(Ranks) + 1);
+  for (int R = 0; R <= Ranks; ++R)
+    L.Starts[R] = Rows / Ranks * R + std::min<int64_t>(R, Rows % Ranks);
+  return L;
+}
+
+Layout Layout::onRank(int64_t Rows, int Root, int Ranks) {
+  Layout L;
+  for (int R = 0; R <= Ranks; ++R)
+    L.Starts.push_back(R <= Root ? 0 : Rows);
+  return L;
+}
+
+/// This rank's part of an operation's result.
+struct Val {
+  ElemType Type = ElemType::scalar(ScalarKind::I32);
+  Shape Global;
+  /// Every rank holds the whole array in Local.
+  bool Whole = false;
+  Layout L;
+  Acc Local;
+};
+
+struct Evaluator {
+  Runtime &R;
+  std::unordered_map<const Node *, std::vector<Val>> Memo;
+  /// The awhile loops being run: their stand-in and its value now.
+  std::vector<std::pair<const Node *, Val>> Loops;
+
+  explicit Evaluator(Runtime &R) : R(R) {}
+
+  //===-- Agreement and local runs ----------------------------------------===//
+
+  /// Collective: throws the same ArrayError on every rank when any rank's
+  /// Failure is set (the lowest such rank's message).
+  void agree(const std::string *Failure) {
+    int Mine = Failure ? R.Rank : R.Size, First = R.Size;
+    MPI_Allreduce(&Mine, &First, 1, MPI_INT, MPI_MIN, R.Comm);
+    if (First == R.Size)
+      return;
+    std::string Msg = Failure ? *Failure : "";
+    int Len = int(Msg.size());
+    MPI_Bcast(&Len, 1, MPI_INT, First, R.Comm);
+    Msg.resize(size_t(Len));
+    MPI_Bcast(Msg.data(), Len, MPI_CHAR, First, R.Comm);
+    if (R.Size > 1)
+      Msg = fmt::format("{} (on rank {})", Msg, First);
+    throw ArrayError(Msg);
+  }
+
+  /// Runs E here (Skip: this rank has nothing to run), then agrees.
+  std::shared_ptr<rt::Array> runLocal(const Acc &E, bool Skip = false) {
+    std::shared_ptr<rt::Array> Out;
+    std::string Failure;
+    if (!Skip) {
+      ++R.St.LocalRuns;
+      if (const auto &D = dataOf(E)) {
+        Out = D;
+      } else {
+        llvm::Expected<Array<>> A = R.Local->tryRun(E);
+        if (A)
+          Out = A->shared();
+        else
+          Failure = llvm::toString(A.takeError());
+      }
+    }
+    agree(Failure.empty() ? nullptr : &Failure);
+    return Out;
+  }
+
+  /// V's local part as an array (computed now if it is delayed).
+  std::shared_ptr<rt::Array> materialize(Val &V) {
+    if (const auto &D = dataOf(V.Local))
+      return D;
+    std::shared_ptr<rt::Array> A = runLocal(V.Local);
+    V.Local = use(A);
+    return A;
+  }
+
+  //===-- Moving rows -----------------------------------------------------===//
+
+  /// Collective: the rows Want (ranges of global rows, in order) of the
+  /// array laid out as L, whose rows here are Mine, concatenated.
+  std::shared_ptr<rt::Array>
+  fetchRows(const std::shared_ptr<rt::Array> &Mine, const Layout &L,
+            const Shape &Global, const ElemType &T,
+            const std::vector<std::pair<int64_t, int64_t>> &Want) {
+    int N = R.Size;
+    // Everyone's wants.
+    int MyCount = int(Want.size()) * 2;
+    std::vector<int> Counts(N), Displs(N);
+    MPI_Allgather(&MyCount, 1, MPI_INT, Counts.data(), 1, MPI_INT, R.Comm);
+    int Total = 0;
+    for (int I = 0; I < N; ++I) {
+      Displs[I] = Total;
+      Total += Counts[I];
+    }
+    std::vector<int64_t> Flat;
+    for (auto [A, B] : Want) {
+      Flat.push_back(A);
+      Flat.push_back(B);
+    }
+    std::vector<int64_t> All(size_t(Total) + 1);
+    MPI_Allgatherv(Flat.data(), MyCount, MPI_INT64_T, All.data(),
+                   Counts.data(), Displs.data(), MPI_INT64_T, R.Comm);
+    auto Overlap = [](int64_t A, int64_t B, int64_t S, int64_t E) {
+      return std::make_pair(std::max(A, S), std::min(B, E));
+    };
+    int64_t WantRows = 0;
+    for (auto [A, B] : Want)
+      WantRows += B - A;
+    auto Out = newArray(T, withRows(Global, WantRows));
+    int64_t Row = rowElems(Global);
+    ++R.St.Exchanges;
+    if (Row == 0 || Global.size() == 0)
+      return Out;
+    // What goes to each rank, and comes from each, in rows.
+    std::vector<int> SendRows(N, 0), SendDispl(N, 0), RecvRows(N, 0),
+        RecvDispl(N, 0);
+    int64_t S = L.start(R.Rank), E = L.start(R.Rank + 1);
+    std::vector<std::pair<int64_t, int64_t>> SendPieces;
+    for (int D = 0; D < N; ++D) {
+      SendDispl[D] = D ? SendDispl[D - 1] + SendRows[D - 1] : 0;
+      for (int K = 0; K < Counts[D]; K += 2) {
+        auto [A, B] = Overlap(All[Displs[D] + K], All[Displs[D] + K + 1], S, E);
+        if (A < B) {
+          SendPieces.push_back({A - S, B - A});
+          SendRows[D] += int(B - A);
+        }
+      }
+    }
+    // Pieces arrive by source, each source's in the order of Want.
+    struct Piece {
+      int64_t Out, Rows;
+    };
+    std::vector<std::vector<Piece>> From(N);
+    for (int Src = 0; Src < N; ++Src) {
+      RecvDispl[Src] = Src ? RecvDispl[Src - 1] + RecvRows[Src - 1] : 0;
+      int64_t At = 0;
+      for (auto [WA, WB] : Want) {
+        auto [A, B] = Overlap(WA, WB, L.start(Src), L.start(Src + 1));
+        if (A < B) {
+          From[Src].push_back({At + (A - WA), B - A});
+          RecvRows[Src] += int(B - A);
+        }
+        At += WB - WA;
+      }
+    }
+    int64_t SendTotal = 0, RecvTotal = 0;
+    for (int I = 0; I < N; ++I) {
+      SendTotal += SendRows[I];
+      RecvTotal += RecvRows[I];
+    }
+    for (size_t F = 0; F < T.numFields(); ++F) {
+      size_t RowBytes = size_t(Row) * rt::byteSize(T.field(F));
+      MPI_Datatype RowType;
+      MPI_Type_contiguous(int(RowBytes), MPI_BYTE, &RowType);
+      MPI_Type_commit(&RowType);
+      std::vector<std::byte> Send(size_t(SendTotal) * RowBytes + 1),
+          Recv(size_t(RecvTotal) * RowBytes + 1);
+      size_t At = 0;
+      const std::byte *Src =
+          Mine ? static_cast<const std::byte *>(Mine->data(F)) : nullptr;
+      for (auto [First, Count] : SendPieces) {
+        std::memcpy(Send.data() + At, Src + First * RowBytes,
+                    size_t(Count) * RowBytes);
+        At += size_t(Count) * RowBytes;
+      }
+      MPI_Alltoallv(Send.data(), SendRows.data(), SendDispl.data(), RowType,
+                    Recv.data(), RecvRows.data(), RecvDispl.data(), RowType,
+                    R.Comm);
+      MPI_Type_free(&RowType);
+      std::byte *Dst = static_cast<std::byte *>(Out->data(F));
+      for (int I = 0; I < N; ++I) {
+        if (I != R.Rank)
+          R.St.BytesSent += uint64_t(SendRows[I]) * RowBytes;
+        size_t From0 = size_t(RecvDispl[I]) * RowBytes;
+        for (const Piece &P : From[I]) {
+          std::memcpy(Dst + P.Out * RowBytes, Recv.data() + From0,
+                      size_t(P.Rows) * RowBytes);
+          From0 += size_t(P.Rows) * RowBytes;
+        }
+      }
+    }
+    return Out;
+  }
+
+  /// V whole on every rank.
+  Val whole(Val V) {
+    if (V.Whole)
+      return V;
+    std::shared_ptr<rt::Array> Mine = materialize(V);
+    Val W = V;
+    W.Whole = true;
+    W.Local = use(fetchRows(Mine, V.L, V.Global, V.Type,
+                            {{0, V.Global.extent(0)}}));
+    return W;
+  }
+
+  /// This rank's rows of V in the layout L.
+  Acc rowsIn(Val &V, const Layout &L) {
+    if (!V.Whole && V.L == L)
+      return V.Local;
+    int64_t S = L.start(R.Rank), E = L.start(R.Rank + 1);
+    if (V.Whole)
+      return use(viewRows(materialize(V), S, E - S));
+    std::shared_ptr<rt::Array> Mine = materialize(V);
+    return use(fetchRows(Mine, V.L, V.Global, V.Type, {{S, E}}));
+  }
+
+  Val distributed(const ElemType &T, const Shape &Global, Layout L,
+                  Acc Local) {
+    Val V;
+    V.Type = T;
+    V.Global = Global;
+    V.L = std::move(L);
+    V.Local = std::move(Local);
+    return V;
+  }
+  Val wholeVal(const ElemType &T, const Shape &Global, Acc Local) {
+    Val V;
+    V.Type = T;
+    V.Global = Global;
+    V.Whole = true;
+    V.Local = std::move(Local);
+    return V;
+  }
+  /// Rows of Sh here under L.
+  Shape localShape(const Shape &Sh, const Layout &L) {
+    return withRows(Sh, L.rowsOf(R.Rank));
+  }
+  Extents extentsOf(const Shape &Sh) {
+    return Extents(Sh.extents(), Sh.extents() + Sh.rank());
+  }
+
+  //===-- The walk --------------------------------------------------------===//
+
+  Val one(const NodeRef &N) {
+    if (N->K == Op::Select)
+      return eval(*N->Kids[0]).at(size_t(N->Code[0]));
+    return eval(*N).at(0);
+  }
+
+  std::vector<Val> eval(const Node &N) {
+    for (auto &[Stand, V] : Loops)
+      if (Stand == &N)
+        return {V};
+    auto Found = Memo.find(&N);
+    if (Found != Memo.end())
+      return Found->second;
+    std::vector<Val> Out = compute(N);
+    Memo.emplace(&N, Out);
+    return Out;
+  }
+
+  /// K's value whole here, as a local array.
+  NodeRef wholeArray(const NodeRef &K) {
+    Val V = whole(one(K));
+    return use(materialize(V)).node();
+  }
+
+  /// The arrays N's functions read, whole, as local arrays.
+  std::vector<NodeRef> fnArraysWhole(const Node &N) {
+    std::vector<NodeRef> Kids;
+    for (unsigned K = N.NumInputs; K < N.Kids.size(); ++K)
+      Kids.push_back(wholeArray(N.Kids[K]));
+    return Kids;
+  }
+
+  /// F of N (its I-th function) reading the arrays ArraysAt.
+  Fn withArrays(const Node &N, size_t I, const Fn &F,
+                const std::vector<NodeRef> &Arrays) {
+    if (N.FnArrays[I].empty())
+      return F;
+    std::vector<Acc> As;
+    for (unsigned K : N.FnArrays[I])
+      As.push_back(Acc(Arrays[K - N.NumInputs]));
+    return F.with(As);
+  }
+
+  /// F of an index operation, with global indices: offsetFn bound to this
+  /// rank's first row, and F's own bound values again.
+  Fn globalIndexFn(const Node &N, const std::vector<NodeRef> &Arrays,
+                   int64_t First) {
+    const Fn &F = N.Fns[0];
+    Fn W = withArrays(N, 0, offsetFn(F), Arrays).bind("mpi.off", First);
+    for (const auto &[Pos, V] : F.bound())
+      W = W.bind(F.impl().ParamNames.at(Pos), V);
+    if (!W.ok())
+      throw ArrayError(W.error());
+    return W;
+  }
+
+  std::vector<Val> compute(const Node &N) {
+    if (!N.Error.empty())
+      throw ArrayError(N.Error);
+    switch (N.K) {
+    case Op::Use:
+      if (N.Distributed) {
+        Layout L;
+        L.Starts = N.Vals;
+        return {distributed(N.Type, N.Sh, L, use(N.Data))};
+      }
+      if (N.LoopValue)
+        throw ArrayError("awhile: the loop's value is used outside the "
+                         "loop's condition and step");
+      if (!N.Data)
+        throw ArrayError("run: a use of no array");
+      return {wholeVal(N.Type, N.Sh, use(N.Data))};
+    case Op::Map:
+    case Op::ZipWith:
+    case Op::Zip:
+    case Op::IZipWith:
+    case Op::Field:
+    case Op::Generate:
+    case Op::Fill:
+      if ((N.K != Op::ZipWith && N.K != Op::Zip && N.K != Op::IZipWith) ||
+          N.Code[0] != 0)
+        return {elementwise(N)};
+      return replicated(N);
+    case Op::Reshape:
+      return {reshaped(N)};
+    case Op::Select:
+      return {eval(*N.Kids[0]).at(size_t(N.Code[0]))};
+    case Op::Cond:
+      return {chosen(N)};
+    case Op::While:
+      return {loop(N)};
+    case Op::Consumer:
+      return consumer(N);
+    default:
+      return replicated(N);
+    }
+  }
+
+  /// Every kid whole; N computed whole on every rank.
+  std::vector<Val> replicated(const Node &N) {
+    std::vector<NodeRef> Kids;
+    bool AllWhole = true;
+    for (const NodeRef &K : N.Kids) {
+      AllWhole &= one(K).Whole;
+      Kids.push_back(wholeArray(K));
+    }
+    if (!AllWhole || N.Kids.empty())
+      ++R.St.Replicated;
+    auto C = cloneWith(N, Kids, N.Sh);
+    std::vector<Val> Out;
+    if (N.K != Op::Consumer) {
+      Out.push_back(wholeVal(N.Type, N.Sh, Acc(C)));
+      return Out;
+    }
+    for (size_t I = 0; I < std::max<size_t>(1, N.OutTypes.size()); ++I) {
+      if (N.OutTypes.size() <= 1) {
+        Out.push_back(wholeVal(N.Type, N.Sh, Acc(C)));
+      } else {
+        auto S = makeNode(Op::Select, C->Name, {C});
+        S->Code = {int64_t(I)};
+        S->Type = N.OutTypes[I];
+        S->Sh = N.OutShapes[I];
+        Out.push_back(wholeVal(S->Type, S->Sh, Acc(S)));
+      }
+    }
+    return Out;
+  }
+
+  Val elementwise(const Node &N) {
+    std::vector<Val> In;
+    for (unsigned K = 0; K < N.NumInputs; ++K)
+      In.push_back(one(N.Kids[K]));
+    std::vector<NodeRef> Arrays = fnArraysWhole(N);
+    bool AllWhole = true;
+    for (const Val &V : In)
+      AllWhole &= V.Whole;
+    if (N.Sh.rank() == 0 || (AllWhole && !In.empty())) {
+      std::vector<NodeRef> Kids;
+      for (Val &V : In)
+        Kids.push_back(V.Local.node());
+      Kids.insert(Kids.end(), Arrays.begin(), Arrays.end());
+      return wholeVal(N.Type, N.Sh, Acc(cloneWith(N, Kids, N.Sh)));
+    }
+    Layout L = Layout::even(N.Sh.extent(0), R.Size);
+    for (const Val &V : In)
+      if (!V.Whole) {
+        L = V.L;
+        break;
+      }
+    std::vector<Acc> Kids;
+    for (Val &V : In)
+      Kids.push_back(rowsIn(V, L));
+    Shape Here = localShape(N.Sh, L);
+    int64_t First = L.start(R.Rank);
+    Acc E;
+    switch (N.K) {
+    case Op::Map:
+      E = map(withArrays(N, 0, N.Fns[0], Arrays), Kids[0]);
+      break;
+    case Op::ZipWith: {
+      Fn F = withArrays(N, 0, N.Fns[0], Arrays);
+      E = Kids.size() == 2   ? zipWith(F, Kids[0], Kids[1])
+          : Kids.size() == 3 ? zipWith(F, Kids[0], Kids[1], Kids[2])
+                             : zipWith(F, Kids[0], Kids[1], Kids[2], Kids[3]);
+      break;
+    }
+    case Op::Zip:
+      E = Kids.size() == 2   ? zip(Kids[0], Kids[1])
+          : Kids.size() == 3 ? zip(Kids[0], Kids[1], Kids[2])
+                             : zip(Kids[0], Kids[1], Kids[2], Kids[3]);
+      break;
+    case Op::Field:
+      E = field(unsigned(N.Code[0]), Kids[0]);
+      break;
+    case Op::Fill:
+      E = fill(extentsOf(Here), N.Consts[0]);
+      break;
+    case Op::Generate:
+      E = generate(extentsOf(Here), globalIndexFn(N, Arrays, First));
+      break;
+    case Op::IZipWith: {
+      Fn F = globalIndexFn(N, Arrays, First);
+      E = Kids.size() == 1   ? imap(F, Kids[0])
+          : Kids.size() == 2 ? izipWith(F, Kids[0], Kids[1])
+                             : izipWith(F, Kids[0], Kids[1], Kids[2]);
+      break;
+    }
+    default:
+      llvm_unreachable("not element-wise");
+    }
+    if (!E.error().empty())
+      throw ArrayError(E.error());
+    return distributed(N.Type, N.Sh, L, E);
+  }
+
+  /// A reshape to a vector keeps each rank's elements where they are.
+  Val reshaped(const Node &N) {
+    Val In = one(N.Kids[0]);
+    if (In.Whole)
+      return wholeVal(N.Type, N.Sh,
+                      Acc(cloneWith(N, {In.Local.node()}, N.Sh)));
+    if (N.Sh.rank() != 1)
+      return replicated(N)[0];
+    int64_t Row = rowElems(In.Global);
+    Layout L;
+    for (int64_t S : In.L.Starts)
+      L.Starts.push_back(S * Row);
+    return distributed(N.Type, N.Sh, L,
+                       reshape({L.rowsOf(R.Rank)}, In.Local));
+  }
+
+  Val chosen(const Node &N) {
+    Val P = whole(one(N.Kids[0]));
+    std::shared_ptr<rt::Array> B = materialize(P);
+    bool Take = *static_cast<const uint8_t *>(B->data(0)) != 0;
+    return one(N.Kids[Take ? 1 : 2]);
+  }
+
+  Val loop(const Node &N) {
+    Val X = one(N.Kids[0]);
+    for (;;) {
+      // The condition and the step read the loop's value: a walk of their
+      // own each time, the rest of the expression as computed already.
+      Evaluator Body(R);
+      Body.Memo = Memo;
+      Body.Loops = Loops;
+      Body.Loops.push_back({N.Kids[3].get(), X});
+      Val C = Body.whole(Body.one(N.Kids[1]));
+      std::shared_ptr<rt::Array> B = Body.materialize(C);
+      if (*static_cast<const uint8_t *>(B->data(0)) == 0)
+        return X;
+      X = Body.one(N.Kids[2]);
+      Body.materialize(X);
+    }
+  }
+
+  //===-- Consumers -------------------------------------------------------===//
+
+  std::vector<Val> consumer(const Node &N) {
+    std::string Skel = N.Skel ? N.Skel->name() : "";
+    bool AnyDistributed = false;
+    for (const NodeRef &K : N.Kids)
+      AnyDistributed |= !one(K).Whole;
+    if (!AnyDistributed)
+      return replicated(N);
+    unsigned Rank = N.Kids[0]->Sh.rank();
+    if (Skel == "fold")
+      return {Rank >= 2 ? byRows(N) : foldVector(N)};
+    if (llvm::StringRef(N.Name).starts_with("scan") &&
+        llvm::StringRef(N.Name) != "scanlSeg" &&
+        llvm::StringRef(N.Name) != "scanrSeg")
+      return Rank >= 2 ? byRowsMulti(N) : scanVector(N);
+    if (Skel == "stencil" && stencilByRows(N))
+      return {stencilRows(N)};
+    return replicated(N);
+  }
+
+  /// N over this rank's rows of its input (a fold or scan along the inner
+  /// dimension of an array of rank 2 or more).
+  std::vector<Val> byRowsMulti(const Node &N) {
+    Val In = one(N.Kids[0]);
+    Acc Rows = rowsIn(In, In.Whole ? Layout::even(In.Global.extent(0), R.Size)
+                                   : In.L);
+    Layout L = In.Whole ? Layout::even(In.Global.extent(0), R.Size) : In.L;
+    Shape Here = localShape(N.Sh, L);
+    auto C = cloneWith(N, {Rows.node()}, Here);
+    std::vector<Val> Out;
+    for (size_t I = 0; I < N.OutTypes.size(); ++I) {
+      Shape LocalI = localShape(N.OutShapes[I], L);
+      NodeRef Part = C;
+      if (N.OutTypes.size() > 1) {
+        C->OutShapes[I] = LocalI;
+        auto S = makeNode(Op::Select, C->Name, {C});
+        S->Code = {int64_t(I)};
+        S->Type = N.OutTypes[I];
+        S->Sh = LocalI;
+        Part = S;
+      }
+      Out.push_back(distributed(N.OutTypes[I], N.OutShapes[I], L, Acc(Part)));
+    }
+    return Out;
+  }
+  Val byRows(const Node &N) { return byRowsMulti(N).at(0); }
+
+  /// Elements of T from a packed record per rank (a flag byte, then the
+  /// fields), those flagged, in rank order.
+  std::shared_ptr<rt::Array> gatherScalars(const ElemType &T,
+                                           const std::shared_ptr<rt::Array> &Mine,
+                                           std::vector<int> &FromRank) {
+    size_t Bytes = 1;
+    for (ScalarKind K : T.fields())
+      Bytes += rt::byteSize(K);
+    std::vector<std::byte> Rec(Bytes), All(Bytes * size_t(R.Size));
+    Rec[0] = std::byte(Mine ? 1 : 0);
+    size_t At = 1;
+    for (size_t F = 0; F < T.numFields(); ++F) {
+      size_t B = rt::byteSize(T.field(F));
+      if (Mine)
+        std::memcpy(Rec.data() + At, Mine->data(F), B);
+      At += B;
+    }
+    MPI_Allgather(Rec.data(), int(Bytes), MPI_BYTE, All.data(), int(Bytes),
+                  MPI_BYTE, R.Comm);
+    ++R.St.Exchanges;
+    FromRank.clear();
+    for (int I = 0; I < R.Size; ++I)
+      if (All[size_t(I) * Bytes] != std::byte(0))
+        FromRank.push_back(I);
+    auto Out = newArray(T, *Shape::make({int64_t(FromRank.size())}));
+    for (size_t K = 0; K < FromRank.size(); ++K) {
+      size_t At = size_t(FromRank[K]) * Bytes + 1;
+      for (size_t F = 0; F < T.numFields(); ++F) {
+        size_t B = rt::byteSize(T.field(F));
+        std::memcpy(static_cast<std::byte *>(Out->data(F)) + K * B,
+                    All.data() + At, B);
+        At += B;
+      }
+    }
+    return Out;
+  }
+
+  /// The fold of this rank's rows of a vector (none when it holds none).
+  std::shared_ptr<rt::Array> localTotal(const Fn &F, Val &In) {
+    bool Empty = In.L.rowsOf(R.Rank) == 0;
+    return runLocal(Empty ? Acc() : fold1(F, In.Local), Empty);
+  }
+
+  /// The elements Parts (a vector, whole here) folded with F, Seed first
+  /// (Left) or last; none when there is nothing to fold.
+  std::shared_ptr<rt::Array> foldHere(const Fn &F, const Scalar *Seed,
+                                      const std::shared_ptr<rt::Array> &Parts,
+                                      bool Left = true) {
+    bool Empty = Parts->size() == 0 && !Seed;
+    Acc E;
+    if (!Empty) {
+      Acc P = use(Parts);
+      if (Seed) {
+        Acc S = fill({1}, *Seed);
+        P = Left ? concat(S, P) : concat(P, S);
+      }
+      E = fold1(F, P);
+    }
+    return runLocal(E, Empty);
+  }
+
+  Val foldVector(const Node &N) {
+    Val In = one(N.Kids[0]);
+    const Fn &F = N.Fns[0];
+    std::vector<int> From;
+    auto Parts = gatherScalars(N.Type, localTotal(F, In), From);
+    const Scalar *Seed = N.Consts.empty() ? nullptr : &N.Consts[0];
+    return wholeVal(N.Type, N.Sh, use(foldHere(F, Seed, Parts)));
+  }
+
+  /// A scan of a vector: totals, carries, then each rank's rows from its
+  /// carry.
+  std::vector<Val> scanVector(const Node &N) {
+    Val In = one(N.Kids[0]);
+    if (In.Whole)
+      return replicated(N);
+    const Fn &F = N.Fns[0];
+    bool Left = N.Name[4] == 'l';
+    int Variant = int(N.Code[0]);
+    const Scalar *Seed = N.Consts.empty() ? nullptr : &N.Consts[0];
+    std::vector<int> From;
+    auto Totals = gatherScalars(N.Type, localTotal(F, In), From);
+    // The totals before this rank (left) or after it (right).
+    size_t Before = 0;
+    while (Before < From.size() && From[Before] < R.Rank)
+      ++Before;
+    size_t After = Before;
+    while (After < From.size() && From[After] <= R.Rank)
+      ++After;
+    std::shared_ptr<rt::Array> Side =
+        Left ? viewRows(Totals, 0, int64_t(Before))
+             : viewRows(Totals, int64_t(After),
+                        int64_t(From.size() - After));
+    std::shared_ptr<rt::Array> Carry = foldHere(F, Seed, Side, Left);
+    int64_t Rows = In.L.rowsOf(R.Rank);
+    Acc Block = In.Local;
+    bool Extra = Variant == 0 && (Left ? R.Rank == R.Size - 1 : R.Rank == 0);
+    Scalar C = Carry ? ArrayHandle(Carry).at(0) : Scalar(0);
+    // This rank's part of the first result.
+    Acc Part;
+    bool Skip = false, DropFirst = false, DropLast = false;
+    if (Variant == 0) {
+      Part = Extra ? (Left ? scanl(F, C, Block) : scanr(F, C, Block))
+                   : (Left ? scanlPrime(F, C, Block).first
+                           : scanrPrime(F, C, Block).first);
+    } else if (Variant == 1) {
+      if (Rows == 0)
+        Skip = true;
+      else if (!Carry)
+        Part = Left ? scanl1(F, Block) : scanr1(F, Block);
+      else if (Left) {
+        Part = scanl(F, C, Block);
+        DropFirst = true;
+      } else {
+        Part = scanr(F, C, Block);
+        DropLast = true;
+      }
+    } else {
+      Part = Left ? scanlPrime(F, C, Block).first
+                  : scanrPrime(F, C, Block).first;
+    }
+    std::shared_ptr<rt::Array> A = runLocal(Part, Skip);
+    if (Skip)
+      A = newArray(N.Type, *Shape::make({0}));
+    else if (DropFirst || DropLast)
+      A = viewRows(A, DropFirst ? 1 : 0, Rows);
+    Layout L = In.L;
+    if (Variant == 0) {
+      if (Left)
+        L.Starts.back() += 1;
+      else
+        for (size_t I = 1; I < L.Starts.size(); ++I)
+          L.Starts[I] += 1;
+    }
+    std::vector<Val> Out = {distributed(N.Type, N.OutShapes[0], L, use(A))};
+    if (Variant == 2) {
+      // The total: every rank's fold, seeded.
+      auto Total = foldHere(F, Seed, Totals, Left);
+      Out.push_back(wholeVal(N.Type, N.OutShapes[1], use(Total)));
+    }
+    return Out;
+  }
+
+  /// Whether a stencil can run on each rank's rows plus halo rows: every
+  /// array the same shape, and the outermost dimension wrapping around in
+  /// all of them or in none.
+  bool stencilByRows(const Node &N) {
+    for (unsigned W = 0; W < N.NumInputs; ++W)
+      if (N.Kids[W]->Sh != N.Kids[0]->Sh ||
+          (N.Code[W] == Boundary::Wrap) != (N.Code[0] == Boundary::Wrap))
+        return false;
+    return true;
+  }
+
+  /// A stencil over this rank's rows and the halo rows around them, from
+  /// its neighbours: the radius of the window's outermost dimension on
+  /// each side, cut at the array's edges (where the stencil's boundary
+  /// applies as on one process), or taken from the other end when the
+  /// boundary wraps around.
+  Val stencilRows(const Node &N) {
+    const Shape &Sh = N.Kids[0]->Sh;
+    int64_t Rad = 0, Rows = Sh.extent(0);
+    unsigned Rank = unsigned(N.Code[4]);
+    for (unsigned W = 0; W < N.NumInputs; ++W)
+      Rad = std::max(Rad, N.Code[5 + W * Rank] / 2);
+    Layout L = Layout::even(Rows, R.Size);
+    for (unsigned W = 0; W < N.NumInputs; ++W) {
+      Val V = one(N.Kids[W]);
+      if (!V.Whole) {
+        L = V.L;
+        break;
+      }
+    }
+    int64_t S = L.start(R.Rank), E = L.start(R.Rank + 1);
+    std::vector<std::pair<int64_t, int64_t>> Want;
+    int64_t Own = 0; // Where this rank's rows start in what is fetched.
+    if (S == E) {
+    } else if (N.Code[0] == Boundary::Wrap) {
+      for (int64_t K = S - Rad; K < E + Rad;) {
+        int64_t At = ((K % Rows) + Rows) % Rows;
+        int64_t Len = std::min(Rows - At, E + Rad - K);
+        Want.push_back({At, At + Len});
+        K += Len;
+      }
+      Own = Rad;
+    } else {
+      int64_t Lo = std::max<int64_t>(0, S - Rad);
+      Want.push_back({Lo, std::min(Rows, E + Rad)});
+      Own = S - Lo;
+    }
+    int64_t Fetched = 0;
+    for (auto [A, B] : Want)
+      Fetched += B - A;
+    std::vector<NodeRef> Kids;
+    for (unsigned W = 0; W < N.NumInputs; ++W) {
+      Val V = one(N.Kids[W]);
+      std::shared_ptr<rt::Array> Mine = materialize(V);
+      Kids.push_back(use(V.Whole ? pickRows(Mine, Want)
+                                 : fetchRows(Mine, V.L, V.Global, V.Type,
+                                             Want))
+                         .node());
+    }
+    std::vector<NodeRef> Arrays = fnArraysWhole(N);
+    Kids.insert(Kids.end(), Arrays.begin(), Arrays.end());
+    std::shared_ptr<rt::Array> A =
+        runLocal(Acc(cloneWith(N, Kids, withRows(N.Sh, Fetched))), S == E);
+    A = S == E ? newArray(N.Type, withRows(N.Sh, 0))
+               : viewRows(A, Own, E - S);
+    return distributed(N.Type, N.Sh, L, use(A));
+  }
+};
+
+//===-- Runtime -------------------------------------------------------------===//
+
+Runtime::Runtime(MPI_Comm C, const RuntimeOptions &O)
+    : Comm(C), Local(std::make_unique<llq::Runtime>(O)) {
+  MPI_Comm_rank(Comm, &Rank);
+  MPI_Comm_size(Comm, &Size);
+}
+
+Runtime::~Runtime() = default;
+
+DArray Runtime::make(Array<> Block, const Shape &Global, Layout L,
+                     bool Whole) {
+  DArray D;
+  D.Global = Global;
+  D.L = std::move(L);
+  D.Whole = Whole;
+  D.Rank = Rank;
+  D.Block = Block;
+  auto N = makeNode(Op::Use, "use");
+  N->Type = Block.type();
+  N->Sh = Global;
+  N->Data = Block.shared();
+  if (!Whole) {
+    N->Distributed = true;
+    N->Vals = D.L.Starts;
+  }
+  D.Use = Acc(N);
+  return D;
+}
+
+/// The element type and shape of an array on Root, told to every rank.
+static std::pair<ElemType, Shape> broadcastForm(MPI_Comm Comm, int Root,
+                                                const detail::ArrayHandle *A) {
+  std::vector<int64_t> Form;
+  int Rank;
+  MPI_Comm_rank(Comm, &Rank);
+  if (Rank == Root) {
+    if (!A->shared())
+      Form = {-1};
+    else {
+      Form.push_back(A->type().isTuple());
+      Form.push_back(int64_t(A->type().numFields()));
+      for (ScalarKind K : A->type().fields())
+        Form.push_back(int64_t(K));
+      Form.push_back(A->shape().rank());
+      for (unsigned D = 0; D < A->shape().rank(); ++D)
+        Form.push_back(A->shape().extent(D));
+    }
+  }
+  int Len = int(Form.size());
+  MPI_Bcast(&Len, 1, MPI_INT, Root, Comm);
+  Form.resize(size_t(Len));
+  MPI_Bcast(Form.data(), Len, MPI_INT64_T, Root, Comm);
+  if (Form[0] < 0)
+    throw ArrayError(fmt::format("scatter: rank {} gave an empty Array", Root));
+  std::vector<ScalarKind> Fields;
+  size_t At = 2;
+  for (int64_t I = 0; I < Form[1]; ++I)
+    Fields.push_back(ScalarKind(Form[At++]));
+  ElemType T = Form[0] ? ElemType::tuple(Fields) : ElemType::scalar(Fields[0]);
+  std::vector<int64_t> E(Form.begin() + At + 1, Form.end());
+  return {T, *Shape::make(E)};
+}
+
+DArray Runtime::scatter(const detail::ArrayHandle &Whole, int Root) {
+  if (Root < 0 || Root >= Size)
+    throw ArrayError(fmt::format("scatter: no rank {} in a communicator of {}",
+                                 Root, Size));
+  auto [T, Sh] = broadcastForm(Comm, Root, &Whole);
+  if (Sh.rank() == 0) {
+    Evaluator Ev(*this);
+    auto A = Rank == Root ? Whole.shared() : newArray(T, Sh);
+    for (size_t F = 0; F < T.numFields(); ++F)
+      MPI_Bcast(A->data(F), int(rt::byteSize(T.field(F))), MPI_BYTE, Root,
+                Comm);
+    return make(Array<>(A), Sh, Layout::even(0, Size), true);
+  }
+  Evaluator Ev(*this);
+  Layout L = Layout::even(Sh.extent(0), Size);
+  auto Mine = Ev.fetchRows(Rank == Root ? Whole.shared() : nullptr,
+                           Layout::onRank(Sh.extent(0), Root, Size), Sh, T,
+                           {{L.start(Rank), L.start(Rank + 1)}});
+  return make(Array<>(Mine), Sh, L, false);
+}
+
+DArray Runtime::fromBlocks(const detail::ArrayHandle &Block) {
+  if (!Block.shared())
+    throw ArrayError("fromBlocks: an empty Array");
+  if (Block.shape().rank() == 0)
+    throw ArrayError("fromBlocks: a block of rank 0 has no rows");
+  // Everyone's rows, and a check that the rest agrees.
+  std::vector<int64_t> Mine = {Block.shape().extent(0),
+                               int64_t(Block.shape().rank())};
+  for (unsigned D = 1; D < Block.shape().rank(); ++D)
+    Mine.push_back(Block.shape().extent(D));
+  for (ScalarKind K : Block.type().fields())
+    Mine.push_back(int64_t(K));
+  int Len = int(Mine.size()), MaxLen = 0, MinLen = 0;
+  MPI_Allreduce(&Len, &MaxLen, 1, MPI_INT, MPI_MAX, Comm);
+  MPI_Allreduce(&Len, &MinLen, 1, MPI_INT, MPI_MIN, Comm);
+  Mine.resize(size_t(MaxLen), -1);
+  std::vector<int64_t> All(Mine.size() * size_t(Size));
+  MPI_Allgather(Mine.data(), MaxLen, MPI_INT64_T, All.data(), MaxLen,
+                MPI_INT64_T, Comm);
+  Layout L;
+  L.Starts.push_back(0);
+  for (int R = 0; R < Size; ++R) {
+    const int64_t *Rec = All.data() + size_t(R) * Mine.size();
+    if (MinLen != MaxLen ||
+        !std::equal(Rec + 1, Rec + MaxLen, All.data() + 1))
+      throw ArrayError(fmt::format(
+          "fromBlocks: rank {} gave a block of another element type or "
+          "inner extents than rank 0's ({} of {})",
+          R, Block.type().str(), Block.shape().str()));
+    L.Starts.push_back(L.Starts.back() + Rec[0]);
+  }
+  return make(Array<>(Block.shared()), withRows(Block.shape(), L.rows()), L,
+              false);
+}
+
+DArray Runtime::distribute(const detail::ArrayHandle &Whole) {
+  if (!Whole.shared())
+    throw ArrayError("distribute: an empty Array");
+  if (Whole.shape().rank() == 0)
+    return make(Array<>(Whole.shared()), Whole.shape(), Layout::even(0, Size),
+                true);
+  Layout L = Layout::even(Whole.shape().extent(0), Size);
+  return make(Array<>(viewRows(Whole.shared(), L.start(Rank), L.rowsOf(Rank))),
+              Whole.shape(), L, false);
+}
+
+Array<> Runtime::gather(const DArray &A, int Root) {
+  if (Root < 0 || Root >= Size)
+    throw ArrayError(fmt::format("gather: no rank {} in a communicator of {}",
+                                 Root, Size));
+  if (A.whole())
+    return Rank == Root ? A.local() : Array<>();
+  Evaluator Ev(*this);
+  auto Out = Ev.fetchRows(A.local().shared(), A.layout(), A.shape(), A.type(),
+                          Rank == Root
+                              ? std::vector<std::pair<int64_t, int64_t>>{{0, A.shape().extent(0)}}
+                              : std::vector<std::pair<int64_t, int64_t>>{});
+  return Rank == Root ? Array<>(Out) : Array<>();
+}
+
+Array<> Runtime::allgather(const DArray &A) {
+  if (A.whole())
+    return A.local();
+  Evaluator Ev(*this);
+  return Array<>(Ev.fetchRows(A.local().shared(), A.layout(), A.shape(),
+                              A.type(), {{0, A.shape().extent(0)}}));
+}
+
+DArray Runtime::run(const Acc &E) {
+  if (!E.node())
+    throw ArrayError("run: an empty Acc");
+  if (!E.error().empty())
+    throw ArrayError(E.error());
+  Evaluator Ev(*this);
+  Val V = Ev.one(E.node());
+  std::shared_ptr<rt::Array> A = Ev.materialize(V);
+  if (!V.Whole)
+    return make(Array<>(A), V.Global, V.L, false);
+  if (V.Global.rank() == 0)
+    return make(Array<>(A), V.Global, Layout::even(0, Size), true);
+  Layout L = Layout::even(V.Global.extent(0), Size);
+  return make(Array<>(viewRows(A, L.start(Rank), L.rowsOf(Rank))), V.Global,
+              L, false);
+}
+
+} // namespace llq::mpi

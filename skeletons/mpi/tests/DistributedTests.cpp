@@ -1,0 +1,414 @@
+//===- DistributedTests.cpp - Array programs over MPI ranks against one -----===//
+//
+// Run under mpirun with 1 to 4 ranks (CTest does). Every case builds one
+// expression twice: over whole arrays, run by a Runtime of this process
+// (the reference), and over the same arrays scattered across the ranks, run
+// by llq::mpi::Runtime; the distributed result, gathered, must equal the
+// reference exactly (integers) or within a relative 1e-5 (floats, whose
+// folds combine in another order). Sizes are odd and include fewer rows than
+// ranks, one row and none.
+//
+//===----------------------------------------------------------------------===//
+#define DOCTEST_CONFIG_IMPLEMENT
+#include "llquote/Distributed.h"
+#include <cmath>
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <functional>
+
+using namespace llq;
+using llq::mpi::DArray;
+
+namespace {
+
+mpi::Runtime *TheRuntime;
+llq::Runtime &reference() {
+  static llq::Runtime R([] {
+    RuntimeOptions O;
+    O.Backend = BackendKind::Sequential;
+    return O;
+  }());
+  return R;
+}
+
+/// Whether A and B hold the same elements (floats within Tol, relative).
+std::string differs(const Array<> &A, const Array<> &B, double Tol) {
+  if (A.type() != B.type())
+    return fmt::format("types {} and {}", A.type().str(), B.type().str());
+  if (A.shape() != B.shape())
+    return fmt::format("shapes {} and {}", A.shape().str(), B.shape().str());
+  for (size_t F = 0; F < A.type().numFields(); ++F) {
+    rt::ScalarKind K = A.type().field(F);
+    const void *X = A.raw().data(F), *Y = B.raw().data(F);
+    for (int64_t I = 0; I < A.size(); ++I) {
+      bool Same;
+      double U = 0, V = 0;
+      if (K == rt::ScalarKind::F32) {
+        U = static_cast<const float *>(X)[I];
+        V = static_cast<const float *>(Y)[I];
+        Same = std::fabs(U - V) <= Tol * std::max(1.0, std::fabs(V));
+      } else if (K == rt::ScalarKind::F64) {
+        U = static_cast<const double *>(X)[I];
+        V = static_cast<const double *>(Y)[I];
+        Same = std::fabs(U - V) <= Tol * std::max(1.0, std::fabs(V));
+      } else {
+        size_t Bytes = rt::byteSize(K);
+        Same = std::memcmp(static_cast<const char *>(X) + I * Bytes,
+                           static_cast<const char *>(Y) + I * Bytes,
+                           Bytes) == 0;
+      }
+      if (!Same)
+        return fmt::format("field {} element {}: {} and {}", F, I, U, V);
+    }
+  }
+  return "";
+}
+
+using Build = std::function<Acc(const std::vector<Acc> &)>;
+
+enum class Way { Distributed, Whole };
+
+/// Build over Inputs whole here, and scattered over the ranks (rank 0's
+/// copy; every rank makes the same), must agree. How says whether the
+/// operations run on each rank's rows, or are computed whole everywhere.
+void same(const std::string &What, const Build &B,
+          const std::vector<Array<>> &Inputs, double Tol = 1e-5,
+          Way How = Way::Distributed) {
+  mpi::Runtime &M = *TheRuntime;
+  std::vector<Acc> Whole, Split;
+  for (const Array<> &In : Inputs) {
+    Whole.push_back(In);
+    if (In.shape().rank() == 0)
+      Split.push_back(In);
+    else
+      Split.push_back(M.scatter(In, int(Inputs.size() % M.size())));
+  }
+  Array<> Want = reference().run(B(Whole));
+  uint64_t Replicated = M.stats().Replicated;
+  DArray Got = M.run(B(Split));
+  bool AllHere = M.stats().Replicated > Replicated;
+  CHECK_MESSAGE(AllHere == (How == Way::Whole), What);
+  Array<> All = M.allgather(Got);
+  INFO(What, " on ", M.size(), " ranks");
+  CHECK_MESSAGE(differs(All, Want, Tol) == "", differs(All, Want, Tol));
+  // Each rank's block is its part of the layout.
+  if (Got.shape().rank() > 0)
+    CHECK(Got.local().shape().extent(0) ==
+          Got.layout().rowsOf(M.rank()));
+}
+
+Array<> floats(std::vector<int64_t> Extents, int Salt = 0) {
+  int64_t N = 1;
+  for (int64_t E : Extents)
+    N *= E;
+  std::vector<float> V(static_cast<size_t>(N));
+  for (int64_t I = 0; I < N; ++I)
+    V[size_t(I)] = float((I * 37 + Salt * 11) % 101) / 7.0f - 5.0f;
+  return Array<>(fromVector(Extents, V).shared());
+}
+Array<> ints(std::vector<int64_t> Extents, int Salt = 0) {
+  int64_t N = 1;
+  for (int64_t E : Extents)
+    N *= E;
+  std::vector<int32_t> V(static_cast<size_t>(N));
+  for (int64_t I = 0; I < N; ++I)
+    V[size_t(I)] = int32_t((I * 7919 + Salt * 31) % 1009) - 500;
+  return Array<>(fromVector(Extents, V).shared());
+}
+
+const int64_t Lengths[] = {0, 1, 2, 3, 5, 17, 1000, 4099};
+const int64_t RowCounts[] = {1, 2, 3, 7, 33};
+
+Fn addF() { return LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b"); }
+Fn addI() { return LLQ_FN("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b"); }
+/// Associative, not commutative: the order of the combination shows.
+Fn affine() {
+  return LLQ_FN("{ i32, i32 } ({ i32, i32 } %f, { i32, i32 } %g)", R"(
+    %a = extractvalue { i32, i32 } %f, 0
+    %b = extractvalue { i32, i32 } %f, 1
+    %c = extractvalue { i32, i32 } %g, 0
+    %d = extractvalue { i32, i32 } %g, 1
+    %ca = mul i32 %c, %a
+    %cb = mul i32 %c, %b
+    %cbd = add i32 %cb, %d
+    %r0 = insertvalue { i32, i32 } undef, i32 %ca, 0
+    %r = insertvalue { i32, i32 } %r0, i32 %cbd, 1)");
+}
+Acc affinePairs(const Acc &X) {
+  Fn Pair = LLQ_FN("{ i32, i32 } (i32 %x)", R"(
+    %m = srem i32 %x, 3
+    %a = add i32 %m, 2
+    %r0 = insertvalue { i32, i32 } undef, i32 %a, 0
+    %r = insertvalue { i32, i32 } %r0, i32 %x, 1)");
+  return map(Pair, X);
+}
+
+} // namespace
+
+TEST_CASE("element-wise operations and their fusion") {
+  Fn Sq = LLQ_FN("float (float %x)", "%r = fmul float %x, %x");
+  Fn Gen = LLQ_FN("i32 (i64 %i)", R"(%t = trunc i64 %i to i32
+      %r = mul i32 %t, 3)");
+  Fn Gen2 = LLQ_FN("i32 (i64 %i, i64 %j)", R"(%a = mul i64 %i, 1000
+      %s = add i64 %a, %j
+      %r = trunc i64 %s to i32)");
+  Fn IAdd = LLQ_FN("i32 (i64 %i, i32 %x)", R"(%t = trunc i64 %i to i32
+      %r = add i32 %t, %x)");
+  for (int64_t N : Lengths) {
+    same(fmt::format("map {}", N), [&](auto &In) { return map(Sq, In[0]); },
+         {floats({N})});
+    same(fmt::format("zipWith of a map {}", N),
+         [&](auto &In) { return zipWith(addF(), map(Sq, In[0]), In[1]); },
+         {floats({N}), floats({N}, 1)});
+    same(fmt::format("generate {}", N),
+         [&](auto &) { return generate({N}, Gen); }, {});
+    same(fmt::format("imap {}", N),
+         [&](auto &In) { return imap(IAdd, In[0]); }, {ints({N})});
+    same(fmt::format("zip and field {}", N),
+         [&](auto &In) { return snd(zip(In[0], map(Sq, In[1]))); },
+         {ints({N}), floats({N}, 2)});
+    same(fmt::format("fill plus {}", N),
+         [&](auto &In) { return zipWith(addI(), fill({N}, Scalar(7)), In[0]); },
+         {ints({N})});
+  }
+  for (int64_t Rows : RowCounts)
+    same(fmt::format("generate {}x9", Rows),
+         [&](auto &) { return generate({Rows, 9}, Gen2); }, {});
+}
+
+TEST_CASE("a function reading a distributed array sees all of it") {
+  // Each element: the sum of the whole array (as the n-body's forces do).
+  Fn Total = LLQ_FN("i32 (i64 %i, array<i32> %xs)", R"(
+    %s = i32 0
+    for i64 %k in 0 to %xs.n0 {
+      %x = call i32 @xs(i64 %k)
+      %s = add i32 %s, %x
+    }
+    %t = trunc i64 %i to i32
+    %r = add i32 %s, %t)");
+  for (int64_t N : {1, 3, 17, 1000})
+    same(fmt::format("generate over an array {}", N),
+         [&](auto &In) { return generate({N}, Total.with({In[0]})); },
+         {ints({N})});
+}
+
+TEST_CASE("folds: of a vector across ranks, of rows on each") {
+  for (int64_t N : Lengths) {
+    same(fmt::format("sum {}", N), [](auto &In) { return sum(In[0]); },
+         {ints({N})});
+    same(fmt::format("foldAll with a seed {}", N),
+         [](auto &In) { return foldAll(addF(), 1.5f, In[0]); },
+         {floats({N})});
+    same(fmt::format("maximum of a map {}", N),
+         [](auto &In) { return maximum(map(LLQ_FN("i32 (i32 %x)", "%r = mul i32 %x, %x"), In[0])); },
+         {ints({N})});
+    if (N > 0)
+      same(fmt::format("fold1All, not commutative {}", N),
+           [](auto &In) { return fold1All(affine(), affinePairs(In[0])); },
+           {ints({N})});
+  }
+  for (int64_t Rows : RowCounts) {
+    same(fmt::format("fold rows {}x5", Rows),
+         [](auto &In) { return fold(addI(), Scalar(3), In[0]); },
+         {ints({Rows, 5})});
+    same(fmt::format("foldAll of a matrix {}x5", Rows),
+         [](auto &In) { return foldAll(addI(), Scalar(0), In[0]); },
+         {ints({Rows, 5})});
+  }
+}
+
+TEST_CASE("scans of a vector across ranks, and of rows") {
+  Scalar Seed(std::tuple<int32_t, int32_t>(1, 0));
+  for (int64_t N : Lengths) {
+    auto Name = [&](const char *S) { return fmt::format("{} {}", S, N); };
+    same(Name("scanl"), [](auto &In) { return scanl(addI(), Scalar(5), In[0]); },
+         {ints({N})});
+    same(Name("scanr"), [](auto &In) { return scanr(addI(), Scalar(5), In[0]); },
+         {ints({N})});
+    same(Name("scanl' first"),
+         [](auto &In) { return scanlPrime(addI(), Scalar(5), In[0]).first; },
+         {ints({N})});
+    same(Name("scanl' total"),
+         [](auto &In) { return scanlPrime(addI(), Scalar(5), In[0]).second; },
+         {ints({N})});
+    same(Name("scanr' first"),
+         [](auto &In) { return scanrPrime(addI(), Scalar(5), In[0]).first; },
+         {ints({N})});
+    same(Name("scanr' total"),
+         [](auto &In) { return scanrPrime(addI(), Scalar(5), In[0]).second; },
+         {ints({N})});
+    same(Name("scanl, not commutative"),
+         [&](auto &In) { return scanl(affine(), Seed, affinePairs(In[0])); },
+         {ints({N})});
+    same(Name("scanr, not commutative"),
+         [&](auto &In) { return scanr(affine(), Seed, affinePairs(In[0])); },
+         {ints({N})});
+    if (N == 0)
+      continue;
+    same(Name("scanl1"), [](auto &In) { return scanl1(addI(), In[0]); },
+         {ints({N})});
+    same(Name("scanr1"), [](auto &In) { return scanr1(addI(), In[0]); },
+         {ints({N})});
+    same(Name("scanl1 of floats"), [](auto &In) { return scanl1(addF(), In[0]); },
+         {floats({N})}, 1e-4);
+    same(Name("scanr1, not commutative"),
+         [](auto &In) { return scanr1(affine(), affinePairs(In[0])); },
+         {ints({N})});
+  }
+  for (int64_t Rows : RowCounts)
+    same(fmt::format("scanl rows {}x6", Rows),
+         [](auto &In) { return scanl(addI(), Scalar(2), In[0]); },
+         {ints({Rows, 6})});
+}
+
+TEST_CASE("stencils exchange the rows around each block") {
+  Fn Blur = LLQ_FN("float (float %a, float %b, float %c, float %d, float %e, "
+                   "float %f, float %g, float %h, float %i)",
+                   R"(%s1 = fadd float %a, %b
+      %s2 = fadd float %s1, %c
+      %s3 = fadd float %s2, %d
+      %s4 = fmul float %e, 2.0
+      %s5 = fadd float %s3, %s4
+      %s6 = fadd float %s5, %f
+      %s7 = fadd float %s6, %g
+      %s8 = fadd float %s7, %h
+      %r = fadd float %s8, %i)");
+  Fn Col5 = LLQ_FN("i32 (i32 %a, i32 %b, i32 %c, i32 %d, i32 %e)", R"(
+      %m = mul i32 %c, 10
+      %s = add i32 %a, %b
+      %t = add i32 %d, %e
+      %u = sub i32 %s, %t
+      %r = add i32 %u, %m)");
+  for (int64_t Rows : RowCounts) {
+    for (Boundary B : {Boundary::clamp(), Boundary::mirror(), Boundary::wrap(),
+                       Boundary::constant(Scalar(0.5f))})
+      same(fmt::format("3x3 stencil {}x7, boundary {}", Rows, int(B.K)),
+           [&](auto &In) { return stencil(Blur, B, In[0]); },
+           {floats({Rows, 7})});
+    same(fmt::format("5x1 stencil {}x4", Rows),
+         [&](auto &In) { return stencil(Col5, {5, 1}, Boundary::clamp(), In[0]); },
+         {ints({Rows, 4})});
+    same(fmt::format("stencil of a map {}x7", Rows),
+         [&](auto &In) {
+           return stencil(Blur, Boundary::clamp(),
+                          map(LLQ_FN("float (float %x)", "%r = fadd float %x, 1.0"), In[0]));
+         },
+         {floats({Rows, 7})});
+  }
+  for (int64_t N : {1, 2, 6, 41})
+    same(fmt::format("1-D stencil of 5, length {}", N),
+         [&](auto &In) { return stencil(Col5, Boundary::mirror(), In[0]); },
+         {ints({N})});
+}
+
+TEST_CASE("operations computed whole on every rank give the same results") {
+  Fn Rev = LLQ_FN("i64 (i64 %i)", R"(%r = sub i64 0, %i)");
+  (void)Rev;
+  for (int64_t N : {0, 1, 5, 1000}) {
+    same(fmt::format("reverse {}", N), [](auto &In) { return reverse(In[0]); },
+         {ints({N})}, 1e-5, Way::Whole);
+    same(fmt::format("map of a reverse {}", N),
+         [](auto &In) { return map(LLQ_FN("i32 (i32 %x)", "%r = add i32 %x, 1"), reverse(In[0])); },
+         {ints({N})}, 1e-5, Way::Whole);
+    same(fmt::format("concat {}", N),
+         [](auto &In) { return concat(In[0], In[1]); },
+         {ints({N}), ints({3}, 4)}, 1e-5, Way::Whole);
+  }
+  for (int64_t Rows : RowCounts)
+    same(fmt::format("transpose {}x3", Rows),
+         [](auto &In) { return transpose(In[0]); }, {ints({Rows, 3})}, 1e-5, Way::Whole);
+  same("segmented fold", [](auto &In) { return foldSeg(addI(), Scalar(0), In[0], In[1]); },
+       {ints({10}), Array<>(fromVector(std::vector<int32_t>{3, 0, 4, 3}).shared())}, 1e-5, Way::Whole);
+}
+
+TEST_CASE("a loop and a choice over distributed arrays") {
+  Fn Half = LLQ_FN("i32 (i32 %x)", "%r = sdiv i32 %x, 2");
+  Fn Big = LLQ_FN("i1 (i32 %x)", "%r = icmp sgt i32 %x, 3");
+  for (int64_t N : {1, 7, 100}) {
+    same(fmt::format("awhile {}", N),
+         [&](auto &In) {
+           return awhile([&](const Acc &X) { return any(Big, X); },
+                         [&](const Acc &X) { return map(Half, X); }, In[0]);
+         },
+         {ints({N})});
+    same(fmt::format("acond {}", N),
+         [&](auto &In) { return acond(any(Big, In[0]), map(Half, In[0]), In[0]); },
+         {ints({N})});
+  }
+}
+
+TEST_CASE("ways in and out") {
+  mpi::Runtime &M = *TheRuntime;
+  // Each rank gives its own block, of a different length.
+  std::vector<int32_t> Mine(size_t(M.rank() + 1), M.rank());
+  DArray D = M.fromBlocks(fromVector(Mine));
+  CHECK(D.shape().extent(0) == int64_t(M.size()) * (M.size() + 1) / 2);
+  CHECK(D.firstRow() == int64_t(M.rank()) * (M.rank() + 1) / 2);
+  Array<> S = M.run(sum(D)).local();
+  int64_t Want = 0;
+  for (int R = 0; R < M.size(); ++R)
+    Want += int64_t(R) * (R + 1);
+  CHECK(S.as<int32_t>().scalar() == Want);
+  // gather gives the whole array on the root only.
+  Array<> G = M.gather(D, M.size() - 1);
+  CHECK(bool(G.shared()) == (M.rank() == M.size() - 1));
+  // distribute keeps a share of an array every rank has, in place.
+  Array<> X = ints({11});
+  DArray E = M.distribute(X);
+  CHECK(E.local().size() == E.layout().rowsOf(M.rank()));
+  if (E.local().size() > 0)
+    CHECK(E.local().raw().data(0) ==
+          static_cast<const int32_t *>(X.raw().data(0)) + E.firstRow());
+}
+
+TEST_CASE("mistakes are the same error on every rank, and no rank waits") {
+  mpi::Runtime &M = *TheRuntime;
+  // Blocks that disagree in their inner extents.
+  std::vector<int64_t> E = {1, M.rank() == 0 ? 3 : 4};
+  if (M.size() > 1)
+    CHECK_THROWS_WITH(M.fromBlocks(ints(E)),
+                      doctest::Contains("another element type or inner extents"));
+  // A failure during the run on one rank only: a division by zero where
+  // checks are on, in the rows of whichever rank holds element 0.
+  RuntimeOptions O;
+  O.Checks = true;
+  mpi::Runtime Checked(M.comm(), O);
+  Fn Div = LLQ_FN("i32 (i32 %x)", "%r = sdiv i32 100, %x");
+  std::vector<int32_t> V(9, 5);
+  V[0] = 0;
+  DArray D = Checked.scatter(fromVector(V));
+  std::string Msg;
+  try {
+    Checked.run(map(Div, D));
+  } catch (const ArrayError &Err) {
+    Msg = Err.what();
+  }
+  CHECK(Msg.find("division") != std::string::npos);
+  // Everyone has the same message.
+  int Len = int(Msg.size()), Max = 0;
+  MPI_Allreduce(&Len, &Max, 1, MPI_INT, MPI_MAX, M.comm());
+  CHECK(Len == Max);
+  // A plain Runtime refuses a distributed array, with a message that says
+  // what to do.
+  CHECK_THROWS_WITH(reference().run(map(Div, D)),
+                    doctest::Contains("llq::mpi::Runtime"));
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int Code = 0;
+  {
+    RuntimeOptions O;
+    O.Threads = 1;
+    mpi::Runtime M(MPI_COMM_WORLD, O);
+    TheRuntime = &M;
+    doctest::Context Ctx(argc, argv);
+    Code = Ctx.run();
+    TheRuntime = nullptr;
+  }
+  // A failure on any rank fails the test.
+  int Any = 0;
+  MPI_Allreduce(&Code, &Any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return Any;
+}
