@@ -36,6 +36,7 @@
 #include "llquote/skeletons/Node.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llvm/Support/Error.h"
+#include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
 #include <mutex>
@@ -474,9 +475,9 @@ struct Evaluator {
   /// F of an index operation, with global indices: offsetFn bound to this
   /// rank's first row, and F's own bound values again.
   Fn globalIndexFn(const Node &N, const std::vector<NodeRef> &Arrays,
-                   int64_t First) {
-    const Fn &F = N.Fns[0];
-    Fn W = withArrays(N, 0, offsetFn(F), Arrays).bind("mpi.off", First);
+                   int64_t First, size_t I = 0) {
+    const Fn &F = N.Fns[I];
+    Fn W = withArrays(N, I, offsetFn(F), Arrays).bind("mpi.off", First);
     for (const auto &[Pos, V] : F.bound())
       W = W.bind(F.impl().ParamNames.at(Pos), V);
     if (!W.ok())
@@ -513,6 +514,13 @@ struct Evaluator {
       return replicated(N);
     case Op::Reshape:
       return {reshaped(N)};
+    case Op::Reverse:
+    case Op::Transpose:
+    case Op::Backpermute:
+    case Op::Transform:
+      if (one(N.Kids[0]).Whole || N.Sh.rank() == 0)
+        return replicated(N);
+      return {routed(N)};
     case Op::Select:
       return {eval(*N.Kids[0]).at(size_t(N.Code[0]))};
     case Op::Cond:
@@ -664,6 +672,248 @@ struct Evaluator {
     }
   }
 
+  //===-- Moving elements -------------------------------------------------===//
+
+  /// The rank whose rows under L hold global row Row.
+  static int ownerOf(const Layout &L, int64_t Row) {
+    auto It = std::upper_bound(L.Starts.begin(), L.Starts.end(), Row);
+    return int(It - L.Starts.begin()) - 1;
+  }
+
+  /// Counts per rank, exchanged: what each rank sends to each.
+  std::vector<int> exchangeCounts(const std::vector<int> &Send) {
+    std::vector<int> Recv(size_t(R.Size));
+    MPI_Alltoall(Send.data(), 1, MPI_INT, Recv.data(), 1, MPI_INT, R.Comm);
+    return Recv;
+  }
+  static std::vector<int> displacements(const std::vector<int> &Counts) {
+    std::vector<int> D(Counts.size(), 0);
+    for (size_t I = 1; I < Counts.size(); ++I)
+      D[I] = D[I - 1] + Counts[I - 1];
+    return D;
+  }
+
+  /// Sends Items (grouped by destination, Counts each) of ElemBytes bytes
+  /// each, as bytes; returns what arrives, grouped by source, and its
+  /// counts in RecvCounts.
+  std::vector<std::byte> alltoallv(const std::byte *Items, size_t ElemBytes,
+                                   const std::vector<int> &Counts,
+                                   const std::vector<int> &RecvCounts) {
+    MPI_Datatype T;
+    MPI_Type_contiguous(int(ElemBytes), MPI_BYTE, &T);
+    MPI_Type_commit(&T);
+    std::vector<int> SD = displacements(Counts), RD = displacements(RecvCounts);
+    size_t Total = 0;
+    for (int C : RecvCounts)
+      Total += size_t(C);
+    std::vector<std::byte> Out(Total * ElemBytes + 1);
+    std::byte Dummy{};
+    MPI_Alltoallv(Items ? Items : &Dummy, Counts.data(), SD.data(), T,
+                  Out.data(), RecvCounts.data(), RD.data(), T, R.Comm);
+    MPI_Type_free(&T);
+    for (int I = 0; I < R.Size; ++I)
+      if (I != R.Rank)
+        R.St.BytesSent += uint64_t(Counts[size_t(I)]) * ElemBytes;
+    return Out;
+  }
+
+  /// Collective: the elements at the global linear positions Want of the
+  /// array laid out as L (rows here: Mine), in the order of Want, as a
+  /// vector. Each request goes to the rank that holds it, and the answers
+  /// come back (MPI_Alltoallv both ways).
+  std::shared_ptr<rt::Array>
+  fetchElements(const std::shared_ptr<rt::Array> &Mine, const Layout &L,
+                const Shape &Global, const ElemType &T,
+                const std::vector<int64_t> &Want) {
+    int64_t Row = std::max<int64_t>(1, rowElems(Global));
+    std::vector<int> Counts(size_t(R.Size), 0);
+    std::vector<int> Owner(Want.size());
+    for (size_t K = 0; K < Want.size(); ++K) {
+      Owner[K] = ownerOf(L, Want[K] / Row);
+      ++Counts[size_t(Owner[K])];
+    }
+    std::vector<int> At = displacements(Counts);
+    std::vector<int64_t> Req(Want.size());
+    std::vector<size_t> Slot(Want.size());
+    for (size_t K = 0; K < Want.size(); ++K) {
+      Slot[K] = size_t(At[size_t(Owner[K])]++);
+      Req[Slot[K]] = Want[K];
+    }
+    std::vector<int> RecvCounts = exchangeCounts(Counts);
+    std::vector<std::byte> Asked = alltoallv(
+        reinterpret_cast<const std::byte *>(Req.data()), 8, Counts, RecvCounts);
+    size_t NAsked = 0;
+    for (int C : RecvCounts)
+      NAsked += size_t(C);
+    const int64_t *Idx = reinterpret_cast<const int64_t *>(Asked.data());
+    int64_t Base = L.start(R.Rank) * Row;
+    auto Out = newArray(T, *Shape::make({int64_t(Want.size())}));
+    for (size_t F = 0; F < T.numFields(); ++F) {
+      size_t B = rt::byteSize(T.field(F));
+      std::vector<std::byte> Reply(NAsked * B + 1);
+      const std::byte *Src =
+          Mine ? static_cast<const std::byte *>(Mine->data(F)) : nullptr;
+      for (size_t K = 0; K < NAsked; ++K)
+        std::memcpy(Reply.data() + K * B, Src + size_t(Idx[K] - Base) * B, B);
+      std::vector<std::byte> Got = alltoallv(Reply.data(), B, RecvCounts, Counts);
+      std::byte *Dst = static_cast<std::byte *>(Out->data(F));
+      for (size_t K = 0; K < Want.size(); ++K)
+        std::memcpy(Dst + K * B, Got.data() + Slot[K] * B, B);
+    }
+    ++R.St.Exchanges;
+    return Out;
+  }
+
+  /// Index tuples (a vector of i64, or of tuples of i64s: one field per
+  /// dimension) as linear positions in Sh; the first outside Sh, if any,
+  /// in Outside (as -1 in the result).
+  static std::vector<int64_t> linearize(const rt::Array &Ix, const Shape &Sh,
+                                        int64_t &Outside) {
+    std::vector<int64_t> Out(size_t(Ix.size()));
+    Outside = -1;
+    unsigned Rank = Sh.rank();
+    for (int64_t K = 0; K < Ix.size(); ++K) {
+      int64_t Lin = 0;
+      bool In = true;
+      for (unsigned D = 0; D < Rank; ++D) {
+        int64_t I = static_cast<const int64_t *>(Ix.data(D))[K];
+        In &= I >= 0 && I < Sh.extent(D);
+        Lin = Lin * Sh.extent(D) + I;
+      }
+      Out[size_t(K)] = In ? Lin : -1;
+      if (!In && Outside < 0)
+        Outside = K;
+    }
+    return Out;
+  }
+
+  /// reverse, transpose, backpermute and transform of a distributed array:
+  /// each rank works out which source elements its rows read, and fetches
+  /// them from their owners.
+  Val routed(const Node &N) {
+    Val Src = one(N.Kids[0]);
+    std::shared_ptr<rt::Array> Mine = materialize(Src);
+    std::vector<NodeRef> Arrays = fnArraysWhole(N);
+    Layout L = N.K == Op::Reverse ? Src.L : Layout::even(N.Sh.extent(0), R.Size);
+    int64_t S = L.start(R.Rank), E = L.start(R.Rank + 1);
+    Shape Here = localShape(N.Sh, L);
+    std::vector<int64_t> Want;
+    std::string Failure;
+    if (N.K == Op::Reverse) {
+      int64_t Len = Src.Global.extent(0);
+      for (int64_t I = S; I < E; ++I)
+        Want.push_back(Len - 1 - I);
+    } else if (N.K == Op::Transpose) {
+      int64_t Rows = Src.Global.extent(0), Cols = Src.Global.extent(1);
+      for (int64_t I = S; I < E; ++I)
+        for (int64_t J = 0; J < Rows; ++J)
+          Want.push_back(J * Cols + I);
+    } else {
+      std::shared_ptr<rt::Array> Ix = runLocal(
+          generate(extentsOf(Here), globalIndexFn(N, Arrays, S, 0)), S == E);
+      if (Ix) {
+        int64_t Bad;
+        Want = linearize(*Ix, Src.Global, Bad);
+        if (Bad >= 0) {
+          auto At = Here.fromIndex(Bad);
+          std::string Where;
+          for (size_t D = 0; D < At.size(); ++D)
+            Where += fmt::format("{}{}", D ? ", " : "",
+                                 At[D] + (D == 0 ? S : 0));
+          Failure = fmt::format(
+              "{}: the index function ({}) maps index ({}) outside the "
+              "source of shape {}",
+              N.Name, N.Fns[0].where(), Where, Src.Global.str());
+        }
+      }
+    }
+    agree(Failure.empty() ? nullptr : &Failure);
+    std::shared_ptr<rt::Array> Got =
+        fetchElements(Mine, Src.L, Src.Global, Src.Type, Want);
+    Acc Part = reshape(extentsOf(Here), use(Got));
+    if (N.K == Op::Transform)
+      Part = map(withArrays(N, 1, N.Fns[1], Arrays), Part);
+    return distributed(N.Type, N.Sh, L, Part);
+  }
+
+  /// permute: each rank works out where its source elements go, sends each
+  /// with its place to the rank that holds that place, and each rank
+  /// combines what it received into its rows of the defaults (combining
+  /// is associative and commutative, so the order is free).
+  Val permuted(const Node &N) {
+    Val Def = one(N.Kids[0]), Src = one(N.Kids[1]);
+    std::vector<NodeRef> Arrays = fnArraysWhole(N);
+    Layout L = Def.Whole ? Layout::even(N.Sh.extent(0), R.Size) : Def.L;
+    Layout SL =
+        Src.Whole ? Layout::even(Src.Global.extent(0), R.Size) : Src.L;
+    Acc DefRows = rowsIn(Def, L), SrcRows = rowsIn(Src, SL);
+    int64_t SS = SL.start(R.Rank), SE = SL.start(R.Rank + 1);
+    Val SrcHere = distributed(Src.Type, Src.Global, SL, SrcRows);
+    std::shared_ptr<rt::Array> Values = materialize(SrcHere);
+    Shape SrcShape = localShape(Src.Global, SL);
+    std::shared_ptr<rt::Array> Ix = runLocal(
+        generate(extentsOf(SrcShape), globalIndexFn(N, Arrays, SS, 1)),
+        SS == SE);
+    std::vector<int64_t> Targets;
+    if (Ix) {
+      int64_t Bad;
+      Targets = linearize(*Ix, N.Sh, Bad);
+    }
+    int64_t Row = std::max<int64_t>(1, rowElems(N.Sh));
+    std::vector<int> Counts(size_t(R.Size), 0);
+    for (int64_t T : Targets)
+      if (T >= 0)
+        ++Counts[size_t(ownerOf(L, T / Row))];
+    std::vector<int> At = displacements(Counts);
+    size_t Sent = 0;
+    for (int C : Counts)
+      Sent += size_t(C);
+    std::vector<int64_t> Place(Sent);
+    std::vector<size_t> From(Sent);
+    for (size_t K = 0; K < Targets.size(); ++K) {
+      if (Targets[K] < 0)
+        continue;
+      int O = ownerOf(L, Targets[K] / Row);
+      size_t P = size_t(At[size_t(O)]++);
+      Place[P] = Targets[K] - L.start(O) * Row;
+      From[P] = K;
+    }
+    std::vector<int> RecvCounts = exchangeCounts(Counts);
+    size_t NGot = 0;
+    for (int C : RecvCounts)
+      NGot += size_t(C);
+    std::vector<std::byte> Places =
+        alltoallv(reinterpret_cast<const std::byte *>(Place.data()), 8,
+                  Counts, RecvCounts);
+    auto Where = newArray(ElemType::scalar(ScalarKind::I64),
+                          *Shape::make({int64_t(NGot)}));
+    std::memcpy(Where->data(0), Places.data(), NGot * 8);
+    auto Vals = newArray(Src.Type, *Shape::make({int64_t(NGot)}));
+    for (size_t F = 0; F < Src.Type.numFields(); ++F) {
+      size_t B = rt::byteSize(Src.Type.field(F));
+      std::vector<std::byte> Send(Sent * B + 1);
+      for (size_t P = 0; P < Sent; ++P)
+        std::memcpy(Send.data() + P * B,
+                    static_cast<const std::byte *>(Values->data(F)) +
+                        From[P] * B,
+                    B);
+      std::vector<std::byte> Got = alltoallv(Send.data(), B, Counts, RecvCounts);
+      std::memcpy(Vals->data(F), Got.data(), NGot * B);
+    }
+    ++R.St.Exchanges;
+    static const Fn Placed("i64 (i64 %k, array<i64> %at)",
+                           "%r = call i64 @at(i64 %k)", __FILE__, __LINE__);
+    Shape Here = localShape(N.Sh, L);
+    Acc Flat = reshape({Here.size()}, DefRows);
+    Acc E = reshape(extentsOf(Here), permute(N.Fns[0], Flat,
+                                             Placed.with({use(Where)}),
+                                             use(Vals)));
+    std::shared_ptr<rt::Array> A = runLocal(E, Here.size() == 0);
+    if (!A)
+      A = newArray(N.Type, Here);
+    return distributed(N.Type, N.Sh, L, use(A));
+  }
+
   //===-- Consumers -------------------------------------------------------===//
 
   std::vector<Val> consumer(const Node &N) {
@@ -682,6 +932,8 @@ struct Evaluator {
       return Rank >= 2 ? byRowsMulti(N) : scanVector(N);
     if (Skel == "stencil" && stencilByRows(N))
       return {stencilRows(N)};
+    if (Skel == "permute")
+      return {permuted(N)};
     return replicated(N);
   }
 
