@@ -3,7 +3,8 @@
 // Each example takes --n, --width, --height, --steps and --threads (the ones
 // it uses), runs on every core unless --threads says otherwise, and checks
 // its result against a plain sequential C++ reference: exit status 1 on a
-// mismatch, 2 on a bad option.
+// mismatch, 2 on a bad option. Those that can also run over MPI ranks take
+// --mpi (a switch; run them under mpirun): Mpi.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LLQUOTE_EXAMPLES_OPTIONS_H
@@ -40,6 +41,10 @@ inline Options parseOptions(int Argc, char **Argv) {
     }
     std::string Name = A.substr(2), Value;
     size_t Eq = Name.find('=');
+    if (Name == "mpi") {
+      O.Values[Name] = 1; // A switch.
+      continue;
+    }
     if (Eq != std::string::npos) {
       Value = Name.substr(Eq + 1);
       Name = Name.substr(0, Eq);
