@@ -215,6 +215,14 @@ struct Val {
   Acc Local;
 };
 
+/// Counts one MPI collective and the time it takes, in Runtime::Stats.
+struct Collective {
+  Runtime::Stats &St;
+  double T0 = MPI_Wtime();
+  explicit Collective(Runtime::Stats &St) : St(St) { ++St.Collectives; }
+  ~Collective() { St.CommSeconds += MPI_Wtime() - T0; }
+};
+
 struct Evaluator {
   Runtime &R;
   std::unordered_map<const Node *, std::vector<Val>> Memo;
@@ -229,14 +237,23 @@ struct Evaluator {
   /// Failure is set (the lowest such rank's message).
   void agree(const std::string *Failure) {
     int Mine = Failure ? R.Rank : R.Size, First = R.Size;
-    MPI_Allreduce(&Mine, &First, 1, MPI_INT, MPI_MIN, R.Comm);
+    {
+      Collective C(R.St);
+      MPI_Allreduce(&Mine, &First, 1, MPI_INT, MPI_MIN, R.Comm);
+    }
     if (First == R.Size)
       return;
     std::string Msg = Failure ? *Failure : "";
     int Len = int(Msg.size());
-    MPI_Bcast(&Len, 1, MPI_INT, First, R.Comm);
+    {
+      Collective C(R.St);
+      MPI_Bcast(&Len, 1, MPI_INT, First, R.Comm);
+    }
     Msg.resize(size_t(Len));
-    MPI_Bcast(Msg.data(), Len, MPI_CHAR, First, R.Comm);
+    {
+      Collective C(R.St);
+      MPI_Bcast(Msg.data(), Len, MPI_CHAR, First, R.Comm);
+    }
     if (R.Size > 1)
       Msg = fmt::format("{} (on rank {})", Msg, First);
     throw ArrayError(Msg);
@@ -283,7 +300,10 @@ struct Evaluator {
     // Everyone's wants.
     int MyCount = int(Want.size()) * 2;
     std::vector<int> Counts(N), Displs(N);
-    MPI_Allgather(&MyCount, 1, MPI_INT, Counts.data(), 1, MPI_INT, R.Comm);
+    {
+      Collective C(R.St);
+      MPI_Allgather(&MyCount, 1, MPI_INT, Counts.data(), 1, MPI_INT, R.Comm);
+    }
     int Total = 0;
     for (int I = 0; I < N; ++I) {
       Displs[I] = Total;
@@ -295,8 +315,11 @@ struct Evaluator {
       Flat.push_back(B);
     }
     std::vector<int64_t> All(size_t(Total) + 1);
-    MPI_Allgatherv(Flat.data(), MyCount, MPI_INT64_T, All.data(),
-                   Counts.data(), Displs.data(), MPI_INT64_T, R.Comm);
+    {
+      Collective C(R.St);
+      MPI_Allgatherv(Flat.data(), MyCount, MPI_INT64_T, All.data(),
+                     Counts.data(), Displs.data(), MPI_INT64_T, R.Comm);
+    }
     auto Overlap = [](int64_t A, int64_t B, int64_t S, int64_t E) {
       return std::make_pair(std::max(A, S), std::min(B, E));
     };
@@ -360,9 +383,12 @@ struct Evaluator {
                     size_t(Count) * RowBytes);
         At += size_t(Count) * RowBytes;
       }
-      MPI_Alltoallv(Send.data(), SendRows.data(), SendDispl.data(), RowType,
-                    Recv.data(), RecvRows.data(), RecvDispl.data(), RowType,
-                    R.Comm);
+      {
+        Collective C(R.St);
+        MPI_Alltoallv(Send.data(), SendRows.data(), SendDispl.data(), RowType,
+                      Recv.data(), RecvRows.data(), RecvDispl.data(), RowType,
+                      R.Comm);
+      }
       MPI_Type_free(&RowType);
       std::byte *Dst = static_cast<std::byte *>(Out->data(F));
       for (int I = 0; I < N; ++I) {
@@ -683,7 +709,10 @@ struct Evaluator {
   /// Counts per rank, exchanged: what each rank sends to each.
   std::vector<int> exchangeCounts(const std::vector<int> &Send) {
     std::vector<int> Recv(size_t(R.Size));
-    MPI_Alltoall(Send.data(), 1, MPI_INT, Recv.data(), 1, MPI_INT, R.Comm);
+    {
+      Collective C(R.St);
+      MPI_Alltoall(Send.data(), 1, MPI_INT, Recv.data(), 1, MPI_INT, R.Comm);
+    }
     return Recv;
   }
   static std::vector<int> displacements(const std::vector<int> &Counts) {
@@ -708,8 +737,11 @@ struct Evaluator {
       Total += size_t(C);
     std::vector<std::byte> Out(Total * ElemBytes + 1);
     std::byte Dummy{};
-    MPI_Alltoallv(Items ? Items : &Dummy, Counts.data(), SD.data(), T,
-                  Out.data(), RecvCounts.data(), RD.data(), T, R.Comm);
+    {
+      Collective C(R.St);
+      MPI_Alltoallv(Items ? Items : &Dummy, Counts.data(), SD.data(), T,
+                    Out.data(), RecvCounts.data(), RD.data(), T, R.Comm);
+    }
     MPI_Type_free(&T);
     for (int I = 0; I < R.Size; ++I)
       if (I != R.Rank)
@@ -981,8 +1013,11 @@ struct Evaluator {
         std::memcpy(Rec.data() + At, Mine->data(F), B);
       At += B;
     }
-    MPI_Allgather(Rec.data(), int(Bytes), MPI_BYTE, All.data(), int(Bytes),
-                  MPI_BYTE, R.Comm);
+    {
+      Collective C(R.St);
+      MPI_Allgather(Rec.data(), int(Bytes), MPI_BYTE, All.data(), int(Bytes),
+                    MPI_BYTE, R.Comm);
+    }
     ++R.St.Exchanges;
     FromRank.clear();
     for (int I = 0; I < R.Size; ++I)

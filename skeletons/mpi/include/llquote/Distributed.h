@@ -122,6 +122,10 @@ public:
     uint64_t Exchanges = 0;   ///< Collective exchanges of array data.
     uint64_t BytesSent = 0;   ///< Array bytes this rank sent to others.
     uint64_t Replicated = 0;  ///< Operations computed whole on every rank.
+    /// MPI collective calls, and the seconds spent in them (waiting for
+    /// other ranks included).
+    uint64_t Collectives = 0;
+    double CommSeconds = 0;
   };
   Stats stats() const { return St; }
 
