@@ -958,9 +958,11 @@ struct Evaluator {
     unsigned Rank = N.Kids[0]->Sh.rank();
     if (Skel == "fold")
       return {Rank >= 2 ? byRows(N) : foldVector(N)};
-    if (llvm::StringRef(N.Name).starts_with("scan") &&
-        llvm::StringRef(N.Name) != "scanlSeg" &&
-        llvm::StringRef(N.Name) != "scanrSeg")
+    bool Segmented = Skel == "foldSeg" || Skel == "scanlSeg" ||
+                     Skel == "scanrSeg";
+    if (Segmented && Rank >= 2)
+      return byRowsMulti(N);
+    if (llvm::StringRef(N.Name).starts_with("scan") && !Segmented)
       return Rank >= 2 ? byRowsMulti(N) : scanVector(N);
     if (Skel == "stencil" && stencilByRows(N))
       return {stencilRows(N)};
@@ -970,14 +972,16 @@ struct Evaluator {
   }
 
   /// N over this rank's rows of its input (a fold or scan along the inner
-  /// dimension of an array of rank 2 or more).
+  /// dimension of an array of rank 2 or more); its other arrays (segment
+  /// lengths, which apply to every row) whole.
   std::vector<Val> byRowsMulti(const Node &N) {
     Val In = one(N.Kids[0]);
-    Acc Rows = rowsIn(In, In.Whole ? Layout::even(In.Global.extent(0), R.Size)
-                                   : In.L);
     Layout L = In.Whole ? Layout::even(In.Global.extent(0), R.Size) : In.L;
+    std::vector<NodeRef> Kids = {rowsIn(In, L).node()};
+    for (size_t K = 1; K < N.Kids.size(); ++K)
+      Kids.push_back(wholeArray(N.Kids[K]));
     Shape Here = localShape(N.Sh, L);
-    auto C = cloneWith(N, {Rows.node()}, Here);
+    auto C = cloneWith(N, Kids, Here);
     std::vector<Val> Out;
     for (size_t I = 0; I < N.OutTypes.size(); ++I) {
       Shape LocalI = localShape(N.OutShapes[I], L);

@@ -255,10 +255,21 @@ TEST_CASE("scans of a vector across ranks, and of rows") {
          [](auto &In) { return scanr1(affine(), affinePairs(In[0])); },
          {ints({N})});
   }
-  for (int64_t Rows : RowCounts)
+  Array<> Segs(fromVector(std::vector<int64_t>{2, 0, 3, 1}).shared());
+  for (int64_t Rows : RowCounts) {
     same(fmt::format("scanl rows {}x6", Rows),
          [](auto &In) { return scanl(addI(), Scalar(2), In[0]); },
          {ints({Rows, 6})});
+    same(fmt::format("scanr1 rows {}x6", Rows),
+         [](auto &In) { return scanr1(affine(), affinePairs(In[0])); },
+         {ints({Rows, 6})});
+    same(fmt::format("segmented fold of rows {}x6", Rows),
+         [](auto &In) { return foldSeg(addI(), Scalar(1), In[0], In[1]); },
+         {ints({Rows, 6}), Segs});
+    same(fmt::format("segmented scan of rows {}x6", Rows),
+         [](auto &In) { return scanlSeg(addI(), Scalar(1), In[0], In[1]); },
+         {ints({Rows, 6}), Segs});
+  }
 }
 
 TEST_CASE("stencils exchange the rows around each block") {
