@@ -5,6 +5,7 @@
 //   key = hash(canonical IR, target, options)        computeKernelKey
 //   memory cache: hit -> done; pending -> wait       KernelTable::claim
 //   disk cache: valid entry -> object                DiskObjectCache
+//   else, holding the entry's lock, disk again       CompileLock
 //   else verify, optimise, generate code -> object   runPipeline, emitObject
 //   link the object under a tracker                  LLJIT::addObjectFile
 //   publish the tracker to waiting requests          KernelTable::publish
@@ -53,6 +54,9 @@
 #include "llvm/TargetParser/Host.h"
 #include <chrono>
 #include <condition_variable>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -886,18 +890,65 @@ Error Engine::buildAndAdd(orc::ThreadSafeModule &TSM, orc::JITDylib &JD,
   return JIT->addObjectFile(RT, std::move(*Obj));
 }
 
+namespace {
+/// An exclusive lock on <entry>.lock in the disk cache, held while one
+/// process compiles the entry: processes that share a cache directory and
+/// need one kernel at once (the ranks of an MPI job on one machine, or on
+/// a shared file system) wait for the first, then load its object instead
+/// of compiling it too. The file is removed before the lock is released;
+/// a process that locked the removed file finds the entry written and
+/// compiles nothing, so the rare race costs at most one extra compile.
+/// Where the lock cannot be had (an unwritable directory), nothing waits.
+class CompileLock {
+public:
+  explicit CompileLock(std::string Path) : Path(std::move(Path)) {
+    Fd = ::open(this->Path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (Fd < 0)
+      return;
+    int Rc;
+    do
+      Rc = ::flock(Fd, LOCK_EX);
+    while (Rc != 0 && errno == EINTR);
+    if (Rc != 0) {
+      ::close(Fd);
+      Fd = -1;
+    }
+  }
+  ~CompileLock() {
+    if (Fd < 0)
+      return;
+    ::unlink(Path.c_str());
+    ::close(Fd);
+  }
+  CompileLock(const CompileLock &) = delete;
+  CompileLock &operator=(const CompileLock &) = delete;
+
+private:
+  std::string Path;
+  int Fd = -1;
+};
+} // namespace
+
 llvm::Expected<std::unique_ptr<MemoryBuffer>>
 Engine::buildObject(Module &M, const std::string &Key, KernelOptions Options,
                     KernelOrigin &Origin) {
   // The module's name is its key: that is how DiskObjectCache, an
   // llvm::ObjectCache that sees only the module, finds its entry.
   M.setModuleIdentifier(Key);
-  if (Disk) {
+  std::optional<CompileLock> Lock;
+  for (int Try = 0; Disk && Try < 2; ++Try) {
     if (std::unique_ptr<MemoryBuffer> Obj = Disk->getObject(&M)) {
       ++DiskHits;
       Origin = KernelOrigin::DiskCache;
       return Obj;
     }
+    // Missed: wait for whoever compiles it now, and look again.
+    if (!Lock && !Disk->writesOff()) {
+      (void)sys::fs::create_directories(Disk->directory());
+      Lock.emplace(Disk->entryPath(Key) + ".lock");
+    }
+    else
+      break;
   }
   if (Error Err = checkIntrinsics(M, Triple(TripleName)))
     return Err;

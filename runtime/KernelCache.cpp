@@ -307,6 +307,8 @@ uint64_t DiskObjectCache::trimLocked() {
       continue;
     StringRef Name = sys::path::filename(It->path());
     auto Modified = St->getLastModificationTime();
+    if (Name.ends_with(".lock"))
+      continue; // A compile at work (Engine.cpp's CompileLock): no entry.
     if (Name.ends_with(".tmp")) {
       // A writer at work, or one that died an hour ago or more.
       if (Now - Modified > std::chrono::hours(1) &&

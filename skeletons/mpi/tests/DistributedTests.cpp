@@ -14,7 +14,9 @@
 #include <cmath>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <filesystem>
 #include <functional>
+#include <stdlib.h>
 
 using namespace llq;
 using llq::mpi::DArray;
@@ -460,6 +462,42 @@ TEST_CASE("mistakes are the same error on every rank, and no rank waits") {
   // what to do.
   CHECK_THROWS_WITH(reference().run(map(Div, D)),
                     doctest::Contains("llq::mpi::Runtime"));
+}
+
+TEST_CASE("a kernel is compiled once for the job when ranks share a disk "
+          "cache") {
+  mpi::Runtime &M = *TheRuntime;
+  // A fresh cache directory, made by rank 0, for every rank.
+  std::string Dir;
+  if (M.rank() == 0) {
+    char Template[] = "/tmp/llquote-mpi-cache-XXXXXX";
+    Dir = mkdtemp(Template) ? Template : "";
+  }
+  int Len = int(Dir.size());
+  MPI_Bcast(&Len, 1, MPI_INT, 0, M.comm());
+  Dir.resize(size_t(Len));
+  MPI_Bcast(Dir.data(), Len, MPI_CHAR, 0, M.comm());
+  REQUIRE(!Dir.empty());
+  RuntimeOptions O;
+  O.Threads = 1;
+  O.DiskCache = true;
+  O.CacheDir = Dir;
+  mpi::Runtime Shared(M.comm(), O);
+  Fn Cube = LLQ_FN("i64 (i64 %x)", R"(%a = mul i64 %x, %x
+      %r = mul i64 %a, %x)");
+  DArray X = Shared.scatter(
+      Array<>(fromVector(std::vector<int64_t>(1000, 3)).shared()));
+  MPI_Barrier(M.comm()); // All at once: they race for the compile.
+  DArray Y = Shared.run(map(Cube, X));
+  RuntimeStats St = Shared.local().stats();
+  int Compiled = int(St.KernelsBuilt - St.KernelsFromDisk), Total = 0;
+  MPI_Allreduce(&Compiled, &Total, 1, MPI_INT, MPI_SUM, M.comm());
+  CHECK(Total == 1);
+  CHECK(M.allgather(Y).as<int64_t>().toVector() ==
+        std::vector<int64_t>(1000, 27));
+  MPI_Barrier(M.comm());
+  if (M.rank() == 0)
+    std::filesystem::remove_all(Dir);
 }
 
 int main(int argc, char **argv) {
