@@ -67,6 +67,21 @@ std::shared_ptr<rt::Array>
 pickRows(const std::shared_ptr<rt::Array> &A,
          const std::vector<std::pair<int64_t, int64_t>> &Want);
 
+/// Copies Count rows of From, from row FromRow, over rows ToRow... of To
+/// (arrays of one type and row length).
+void copyRows(rt::Array &To, int64_t ToRow, const rt::Array &From,
+              int64_t FromRow, int64_t Count) {
+  int64_t Row = rowElems(From.shape());
+  for (size_t F = 0; F < From.numFields(); ++F) {
+    size_t RowBytes = size_t(Row) * rt::byteSize(From.type().field(F));
+    if (Count > 0 && RowBytes > 0)
+      std::memcpy(static_cast<std::byte *>(To.data(F)) + ToRow * RowBytes,
+                  static_cast<const std::byte *>(From.data(F)) +
+                      FromRow * RowBytes,
+                  size_t(Count) * RowBytes);
+  }
+}
+
 /// An array of T and shape Sh, elements uninitialised; ArrayError if the
 /// memory cannot be had.
 std::shared_ptr<rt::Array> newArray(const ElemType &T, const Shape &Sh) {
@@ -115,6 +130,24 @@ pickRows(const std::shared_ptr<rt::Array> &A,
                     size_t(End - First) * RowBytes);
       At += size_t(End - First) * RowBytes;
     }
+  }
+  return Out;
+}
+
+/// Rows [First, First + Count) of each (array, First, Count), one after
+/// another, in a new array.
+std::shared_ptr<rt::Array> joinRows(
+    const std::vector<std::tuple<std::shared_ptr<rt::Array>, int64_t, int64_t>>
+        &Pieces) {
+  const rt::Array &A0 = *std::get<0>(Pieces[0]);
+  int64_t Rows = 0;
+  for (const auto &P : Pieces)
+    Rows += std::get<2>(P);
+  auto Out = newArray(A0.type(), withRows(A0.shape(), Rows));
+  int64_t At = 0;
+  for (const auto &[A, First, Count] : Pieces) {
+    copyRows(*Out, At, *A, First, Count);
+    At += Count;
   }
   return Out;
 }
@@ -335,15 +368,21 @@ struct Evaluator {
     std::vector<int> SendRows(N, 0), SendDispl(N, 0), RecvRows(N, 0),
         RecvDispl(N, 0);
     int64_t S = L.start(R.Rank), E = L.start(R.Rank + 1);
-    std::vector<std::pair<int64_t, int64_t>> SendPieces;
+    // This rank's own rows are copied, not sent: SelfFrom[i] (a row of
+    // Mine, a count) goes to SelfTo[i] (a row of Out).
+    std::vector<std::pair<int64_t, int64_t>> SendPieces, SelfFrom, SelfTo;
     for (int D = 0; D < N; ++D) {
       SendDispl[D] = D ? SendDispl[D - 1] + SendRows[D - 1] : 0;
       for (int K = 0; K < Counts[D]; K += 2) {
         auto [A, B] = Overlap(All[Displs[D] + K], All[Displs[D] + K + 1], S, E);
-        if (A < B) {
-          SendPieces.push_back({A - S, B - A});
-          SendRows[D] += int(B - A);
+        if (A >= B)
+          continue;
+        if (D == R.Rank) {
+          SelfFrom.push_back({A - S, B - A});
+          continue;
         }
+        SendPieces.push_back({A - S, B - A});
+        SendRows[D] += int(B - A);
       }
     }
     // Pieces arrive by source, each source's in the order of Want.
@@ -357,8 +396,12 @@ struct Evaluator {
       for (auto [WA, WB] : Want) {
         auto [A, B] = Overlap(WA, WB, L.start(Src), L.start(Src + 1));
         if (A < B) {
-          From[Src].push_back({At + (A - WA), B - A});
-          RecvRows[Src] += int(B - A);
+          if (Src == R.Rank) {
+            SelfTo.push_back({At + (A - WA), B - A});
+          } else {
+            From[Src].push_back({At + (A - WA), B - A});
+            RecvRows[Src] += int(B - A);
+          }
         }
         At += WB - WA;
       }
@@ -391,6 +434,10 @@ struct Evaluator {
       }
       MPI_Type_free(&RowType);
       std::byte *Dst = static_cast<std::byte *>(Out->data(F));
+      for (size_t I = 0; I < SelfFrom.size(); ++I)
+        std::memcpy(Dst + SelfTo[I].first * RowBytes,
+                    Src + SelfFrom[I].first * RowBytes,
+                    size_t(SelfFrom[I].second) * RowBytes);
       for (int I = 0; I < N; ++I) {
         if (I != R.Rank)
           R.St.BytesSent += uint64_t(SendRows[I]) * RowBytes;
@@ -1157,11 +1204,32 @@ struct Evaluator {
     return true;
   }
 
-  /// A stencil over this rank's rows and the halo rows around them, from
-  /// its neighbours: the radius of the window's outermost dimension on
-  /// each side, cut at the array's edges (where the stencil's boundary
-  /// applies as on one process), or taken from the other end when the
-  /// boundary wraps around.
+  /// Runs Parts here (none: this rank has nothing to run), then agrees.
+  std::vector<std::shared_ptr<rt::Array>>
+  runLocalAll(const std::vector<Acc> &Parts) {
+    std::vector<std::shared_ptr<rt::Array>> Out;
+    std::string Failure;
+    if (!Parts.empty()) {
+      ++R.St.LocalRuns;
+      llvm::Expected<std::vector<Array<>>> A = R.Local->tryRunAll(Parts);
+      if (A)
+        for (Array<> &X : *A)
+          Out.push_back(X.shared());
+      else
+        Failure = llvm::toString(A.takeError());
+    }
+    agree(Failure.empty() ? nullptr : &Failure);
+    return Out;
+  }
+
+  /// A stencil over this rank's rows, with the halo rows around them from
+  /// its neighbours: the radius of the window's outermost dimension on each
+  /// side, cut at the array's edges (where the stencil's boundary applies
+  /// as on one process), or taken from the other end when the boundary
+  /// wraps around. A block of at least two radii runs the stencil over its
+  /// own rows in place, and again over the few rows at each end that read
+  /// halo rows (those results replace the first); a smaller block runs it
+  /// over a copy of itself and its halo.
   Val stencilRows(const Node &N) {
     const Shape &Sh = N.Kids[0]->Sh;
     int64_t Rad = 0, Rows = Sh.extent(0);
@@ -1176,41 +1244,95 @@ struct Evaluator {
         break;
       }
     }
-    int64_t S = L.start(R.Rank), E = L.start(R.Rank + 1);
-    std::vector<std::pair<int64_t, int64_t>> Want;
-    int64_t Own = 0; // Where this rank's rows start in what is fetched.
-    if (S == E) {
-    } else if (N.Code[0] == Boundary::Wrap) {
-      for (int64_t K = S - Rad; K < E + Rad;) {
+    int64_t S = L.start(R.Rank), E = L.start(R.Rank + 1), Own = E - S;
+    bool Wrap = N.Code[0] == Boundary::Wrap;
+    using Ranges = std::vector<std::pair<int64_t, int64_t>>;
+    // Global rows [From, To), cut at the edges or wrapped around.
+    auto RowsOf = [&](int64_t From, int64_t To) {
+      Ranges W;
+      if (!Wrap) {
+        From = std::max<int64_t>(From, 0);
+        To = std::min(To, Rows);
+        if (From < To)
+          W.push_back({From, To});
+        return W;
+      }
+      for (int64_t K = From; K < To;) {
         int64_t At = ((K % Rows) + Rows) % Rows;
-        int64_t Len = std::min(Rows - At, E + Rad - K);
-        Want.push_back({At, At + Len});
+        int64_t Len = std::min(Rows - At, To - K);
+        W.push_back({At, At + Len});
         K += Len;
       }
-      Own = Rad;
-    } else {
-      int64_t Lo = std::max<int64_t>(0, S - Rad);
-      Want.push_back({Lo, std::min(Rows, E + Rad)});
-      Own = S - Lo;
+      return W;
+    };
+    Ranges Top, Bottom;
+    if (Own > 0) {
+      Top = RowsOf(S - Rad, S);
+      Bottom = RowsOf(E, E + Rad);
     }
-    int64_t Fetched = 0;
-    for (auto [A, B] : Want)
-      Fetched += B - A;
-    std::vector<NodeRef> Kids;
+    auto Count = [](const Ranges &W) {
+      int64_t C = 0;
+      for (auto [A, B] : W)
+        C += B - A;
+      return C;
+    };
+    int64_t HT = Count(Top), HB = Count(Bottom);
+    bool Split = Own >= 2 * Rad;
+    Ranges Want = Top;
+    if (!Split && Own > 0)
+      Want.push_back({S, E});
+    Want.insert(Want.end(), Bottom.begin(), Bottom.end());
+    // For each array: its rows here, and what was fetched.
+    std::vector<std::shared_ptr<rt::Array>> Block, Got;
     for (unsigned W = 0; W < N.NumInputs; ++W) {
       Val V = one(N.Kids[W]);
       std::shared_ptr<rt::Array> Mine = materialize(V);
-      Kids.push_back(use(V.Whole ? pickRows(Mine, Want)
-                                 : fetchRows(Mine, V.L, V.Global, V.Type,
-                                             Want))
-                         .node());
+      Block.push_back(V.Whole ? viewRows(Mine, S, Own) : Mine);
+      Got.push_back(V.Whole ? pickRows(Mine, Want)
+                            : fetchRows(Mine, V.L, V.Global, V.Type, Want));
     }
     std::vector<NodeRef> Arrays = fnArraysWhole(N);
-    Kids.insert(Kids.end(), Arrays.begin(), Arrays.end());
-    std::shared_ptr<rt::Array> A =
-        runLocal(Acc(cloneWith(N, Kids, withRows(N.Sh, Fetched))), S == E);
-    A = S == E ? newArray(N.Type, withRows(N.Sh, 0))
-               : viewRows(A, Own, E - S);
+    // The stencil over arrays whose rows are the pieces Of(W) gives.
+    auto Part = [&](auto Of) {
+      std::vector<NodeRef> Kids;
+      int64_t Len = 0;
+      for (unsigned W = 0; W < N.NumInputs; ++W) {
+        std::shared_ptr<rt::Array> A = Of(W);
+        Len = A->shape().extent(0);
+        Kids.push_back(use(A).node());
+      }
+      Kids.insert(Kids.end(), Arrays.begin(), Arrays.end());
+      return Acc(cloneWith(N, Kids, withRows(N.Sh, Len)));
+    };
+    std::vector<Acc> Parts;
+    if (Own > 0 && !Split)
+      Parts.push_back(Part([&](unsigned W) { return Got[W]; }));
+    if (Own > 0 && Split) {
+      Parts.push_back(Part([&](unsigned W) { return Block[W]; }));
+      if (HT > 0)
+        Parts.push_back(Part([&](unsigned W) {
+          return joinRows({{Got[W], 0, HT}, {Block[W], 0, 2 * Rad}});
+        }));
+      if (HB > 0)
+        Parts.push_back(Part([&](unsigned W) {
+          return joinRows({{Block[W], Own - 2 * Rad, 2 * Rad},
+                           {Got[W], HT, HB}});
+        }));
+    }
+    std::vector<std::shared_ptr<rt::Array>> Res = runLocalAll(Parts);
+    std::shared_ptr<rt::Array> A;
+    if (Own == 0) {
+      A = newArray(N.Type, withRows(N.Sh, 0));
+    } else if (!Split) {
+      A = viewRows(Res[0], HT, Own);
+    } else {
+      A = Res[0];
+      size_t Next = 1;
+      if (HT > 0)
+        copyRows(*A, 0, *Res[Next++], HT, Rad);
+      if (HB > 0)
+        copyRows(*A, Own - Rad, *Res[Next++], Rad, Rad);
+    }
     return distributed(N.Type, N.Sh, L, use(A));
   }
 };
