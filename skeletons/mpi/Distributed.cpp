@@ -1498,6 +1498,9 @@ DArray Runtime::run(const Acc &E) {
   Evaluator Ev(*this);
   Val V = Ev.one(E.node());
   std::shared_ptr<rt::Array> A = Ev.materialize(V);
+  // A filter's length is known only now; its Global was its bound.
+  if (V.Whole)
+    V.Global = A->shape();
   if (!V.Whole)
     return make(Array<>(A), V.Global, V.L, false);
   if (V.Global.rank() == 0)

@@ -48,11 +48,13 @@ std::string differs(const Array<> &A, const Array<> &B, double Tol) {
       if (K == rt::ScalarKind::F32) {
         U = static_cast<const float *>(X)[I];
         V = static_cast<const float *>(Y)[I];
-        Same = std::fabs(U - V) <= Tol * std::max(1.0, std::fabs(V));
+        Same = U == V || (U != U && V != V) ||
+               std::fabs(U - V) <= Tol * std::max(1.0, std::fabs(V));
       } else if (K == rt::ScalarKind::F64) {
         U = static_cast<const double *>(X)[I];
         V = static_cast<const double *>(Y)[I];
-        Same = std::fabs(U - V) <= Tol * std::max(1.0, std::fabs(V));
+        Same = U == V || (U != U && V != V) ||
+               std::fabs(U - V) <= Tol * std::max(1.0, std::fabs(V));
       } else {
         size_t Bytes = rt::byteSize(K);
         Same = std::memcmp(static_cast<const char *>(X) + I * Bytes,
@@ -375,6 +377,84 @@ TEST_CASE("reverse, transpose, backpermute, transform and permute route "
            return permute(addI(), fill({3, Rows}, Scalar(0)), ToSwap, In[0]);
          },
          {ints({Rows, 3})});
+  }
+}
+
+TEST_CASE("the rest of the language: more operands, more results") {
+  Fn Add3 = LLQ_FN("i32 (i32 %a, i32 %b, i32 %c)", R"(%s = add i32 %a, %b
+      %r = add i32 %s, %c)");
+  Fn Mix4 = LLQ_FN("float (float %a, float %b, float %c, float %d)", R"(
+      %s = fmul float %a, %b
+      %t = fmul float %c, %d
+      %r = fsub float %s, %t)");
+  Fn IMix = LLQ_FN("i32 (i64 %i, i32 %a, i32 %b)", R"(%t = trunc i64 %i to i32
+      %s = mul i32 %a, %b
+      %r = add i32 %s, %t)");
+  Fn Pos = LLQ_FN("i1 (i32 %x)", "%r = icmp sgt i32 %x, 0");
+  Fn Mul = LLQ_FN("i32 (i32 %a, i32 %b)", R"(%m = srem i32 %a, 7
+      %n = srem i32 %b, 7
+      %r = mul i32 %m, %n)");
+  Fn Diff2 = LLQ_FN("float (float %a0, float %a1, float %a2, float %b0, "
+                    "float %b1, float %b2)", R"(%s = fadd float %a0, %a2
+      %t = fsub float %b1, %s
+      %u = fadd float %t, %a1
+      %r = fadd float %u, %b0)");
+  for (int64_t N : {0, 1, 5, 17, 1000}) {
+    auto Name = [&](const char *S) { return fmt::format("{} {}", S, N); };
+    same(Name("zipWith of three"),
+         [&](auto &In) { return zipWith(Add3, In[0], In[1], In[2]); },
+         {ints({N}), ints({N}, 1), ints({N}, 2)});
+    same(Name("zipWith of four"),
+         [&](auto &In) { return zipWith(Mix4, In[0], In[1], In[2], In[3]); },
+         {floats({N}), floats({N}, 1), floats({N}, 2), floats({N}, 3)});
+    same(Name("izipWith"), [&](auto &In) { return izipWith(IMix, In[0], In[1]); },
+         {ints({N}), ints({N}, 5)});
+    same(Name("unzip"), [&](auto &In) { return unzip(zip(In[0], In[1]))[0]; },
+         {ints({N}), floats({N})});
+    same(Name("product"), [&](auto &In) { return product(map(LLQ_FN("i32 (i32 %x)", R"(%m = srem i32 %x, 3
+        %r = add i32 %m, 2)"), In[0])); }, {ints({N})});
+    same(Name("minimum"), [](auto &In) { return minimum(In[0]); }, {floats({N})});
+    same(Name("all"), [&](auto &In) { return all(Pos, In[0]); }, {ints({N})});
+    same(Name("any"), [&](auto &In) { return any(Pos, In[0]); }, {ints({N})});
+    same(Name("fold with a function of two folds"),
+         [&](auto &In) { return foldAll(Mul, Scalar(1), zipWith(Mul, In[0], In[1])); },
+         {ints({N}), ints({N}, 3)});
+    // Whole on every rank: cuts, joins and reshapes of the rows.
+    same(Name("take and drop"),
+         [](auto &In) { return drop(2, take(std::max<int64_t>(0, In[0].shape().extent(0) - 1), In[0])); },
+         {ints({N})}, 1e-5, Way::Whole);
+    same(Name("enumFromN"), [&](auto &) { return enumFromN({N}, Scalar(int32_t(7))); },
+         {}, 1e-5, Way::Whole);
+    same(Name("filter"), [&](auto &In) { return filter(Pos, In[0]); }, {ints({N})},
+         1e-5, Way::Whole);
+    if (N > 1) {
+      same(Name("init and tail"), [](auto &In) { return tail(init(In[0])); },
+           {ints({N})}, 1e-5, Way::Whole);
+      same(Name("replicate"), [](auto &In) { return replicate(3, In[0]); },
+           {ints({N})}, 1e-5, Way::Whole);
+    }
+  }
+  for (int64_t Rows : RowCounts) {
+    auto Name = [&](const char *S) { return fmt::format("{} {}x6", S, Rows); };
+    same(Name("stencil2"),
+         [&](auto &In) {
+           return stencil2(Diff2, {1, 3}, Boundary::clamp(), In[0], {3, 1},
+                           Boundary::mirror(), In[1]);
+         },
+         {floats({Rows, 6}), floats({Rows, 6}, 4)});
+    same(Name("fold1 of rows"), [](auto &In) { return fold1(addI(), In[0]); },
+         {ints({Rows, 6})});
+    same(Name("scanl' of rows, first"),
+         [](auto &In) { return scanlPrime(addI(), Scalar(4), In[0]).first; },
+         {ints({Rows, 6})});
+    same(Name("scanl' of rows, totals"),
+         [](auto &In) { return scanlPrime(addI(), Scalar(4), In[0]).second; },
+         {ints({Rows, 6})});
+    same(Name("reshape to a vector, then sum"),
+         [](auto &In) { return sum(reshape({In[0].shape().size()}, In[0])); },
+         {ints({Rows, 6})});
+    same(Name("slice of a row"), [](auto &In) { return slice(In[0], 0); },
+         {ints({Rows, 6})}, 1e-5, Way::Whole);
   }
 }
 
