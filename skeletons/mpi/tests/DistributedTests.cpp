@@ -427,6 +427,15 @@ TEST_CASE("the rest of the language: more operands, more results") {
          {}, 1e-5, Way::Whole);
     same(Name("filter"), [&](auto &In) { return filter(Pos, In[0]); }, {ints({N})},
          1e-5, Way::Whole);
+    same(Name("compact"),
+         [&](auto &In) { return compact(map(Pos, In[1]), In[0]); },
+         {ints({N}), ints({N}, 7)}, 1e-5, Way::Whole);
+    same(Name("and_ and or_"),
+         [&](auto &In) {
+           return zipWith(LLQ_FN("i1 (i1 %a, i1 %b)", "%r = xor i1 %a, %b"),
+                          and_(map(Pos, In[0])), or_(map(Pos, In[0])));
+         },
+         {ints({N})});
     if (N > 1) {
       same(Name("init and tail"), [](auto &In) { return tail(init(In[0])); },
            {ints({N})}, 1e-5, Way::Whole);
@@ -463,8 +472,17 @@ TEST_CASE("operations computed whole on every rank give the same results") {
     same(fmt::format("concat {}", N),
          [](auto &In) { return concat(In[0], In[1]); },
          {ints({N}), ints({3}, 4)}, 1e-5, Way::Whole);
+  // Segments that cross the blocks' boundaries.
+  Array<> Segs(fromVector(std::vector<int32_t>{3, 0, 4, 3}).shared());
+  Array<> Full(fromVector(std::vector<int32_t>{3, 1, 4, 2}).shared());
   same("segmented fold", [](auto &In) { return foldSeg(addI(), Scalar(0), In[0], In[1]); },
-       {ints({10}), Array<>(fromVector(std::vector<int32_t>{3, 0, 4, 3}).shared())}, 1e-5, Way::Whole);
+       {ints({10}), Segs}, 1e-5, Way::Whole);
+  same("fold1Seg", [](auto &In) { return fold1Seg(addI(), In[0], In[1]); },
+       {ints({10}), Full}, 1e-5, Way::Whole);
+  same("scanlSeg", [](auto &In) { return scanlSeg(addI(), Scalar(2), In[0], In[1]); },
+       {ints({10}), Segs}, 1e-5, Way::Whole);
+  same("scanrSeg", [](auto &In) { return scanrSeg(addI(), Scalar(2), In[0], In[1]); },
+       {ints({10}), Segs}, 1e-5, Way::Whole);
 }
 
 TEST_CASE("a loop and a choice over distributed arrays") {
@@ -538,6 +556,16 @@ TEST_CASE("mistakes are the same error on every rank, and no rank waits") {
   Fn Past = LLQ_FN("i64 (i64 %i)", "%r = add i64 %i, 1");
   CHECK_THROWS_WITH(M.run(backpermute({9}, Past, D)),
                     doctest::Contains("outside the source of shape [9]"));
+  // Segments that do not add up: found by every rank alike.
+  DArray Xs = Checked.scatter(ints({10}));
+  CHECK_THROWS_WITH(
+      Checked.run(foldSeg(addI(), Scalar(0), Xs,
+                          Array<>(fromVector(std::vector<int32_t>{3, 4}).shared()))),
+      doctest::Contains("the segments add up to 7"));
+  // A function of the wrong type: a mistake in the expression, thrown by
+  // every rank before any communication.
+  CHECK_THROWS_WITH(Checked.run(map(addF(), Xs)),
+                    doctest::Contains("map"));
   // A plain Runtime refuses a distributed array, with a message that says
   // what to do.
   CHECK_THROWS_WITH(reference().run(map(Div, D)),
