@@ -22,8 +22,13 @@
 //  - stencils: each rank fetches the rows within the window's radius from
 //    its neighbours (halo rows), runs the stencil over them and keeps its
 //    own rows (stencilRows).
-//  - everything else (backpermute, permute, transpose, segmented folds of a
-//    vector, filter, ...): its operands are gathered whole on every rank,
+//  - a segmented fold of a vector: each rank folds the pieces of segments
+//    its rows hold and sends them to the rank that holds the segment's
+//    result, which folds them in rank order (foldSegVector).
+//  - reverse, transpose, backpermute, transform, permute: elements are
+//    routed to and from the ranks that hold them (routed, permuted).
+//  - everything else (slices, cuts, concat, filter, segmented scans of a
+//    vector, ...): its operands are gathered whole on every rank,
 //    which all compute the whole result (replicated), counted in
 //    Stats::Replicated.
 //
@@ -1009,6 +1014,8 @@ struct Evaluator {
                      Skel == "scanrSeg";
     if (Segmented && Rank >= 2)
       return byRowsMulti(N);
+    if (Skel == "foldSeg" && !one(N.Kids[0]).Whole)
+      return {foldSegVector(N)};
     if (llvm::StringRef(N.Name).starts_with("scan") && !Segmented)
       return Rank >= 2 ? byRowsMulti(N) : scanVector(N);
     if (Skel == "stencil" && stencilByRows(N))
@@ -1118,6 +1125,106 @@ struct Evaluator {
     auto Parts = gatherScalars(N.Type, localTotal(F, In), From);
     const Scalar *Seed = N.Consts.empty() ? nullptr : &N.Consts[0];
     return wholeVal(N.Type, N.Sh, use(foldHere(F, Seed, Parts)));
+  }
+
+  /// foldSeg and fold1Seg of a distributed vector, whose segments may
+  /// cross the blocks' boundaries: each rank folds the pieces of segments
+  /// its rows hold, sends each piece's fold to the rank that holds that
+  /// segment's result (the results are split evenly), and each rank folds
+  /// the pieces of its segments in rank order, the seed first.
+  Val foldSegVector(const Node &N) {
+    Val In = one(N.Kids[0]);
+    std::shared_ptr<rt::Array> SegA = wholeArray(N.Kids[1])->Data;
+    const Fn &F = N.Fns[0];
+    const Scalar *Seed = N.Consts.empty() ? nullptr : &N.Consts[0];
+    int64_t NSeg = SegA->size(), Len = In.Global.extent(0);
+    // The segments' offsets, checked here as the skeleton checks them: the
+    // same on every rank, so every rank throws the same error.
+    std::vector<int64_t> Off(size_t(NSeg) + 1, 0);
+    for (int64_t K = 0; K < NSeg; ++K) {
+      int64_t L = SegA->type().field(0) == ScalarKind::I64
+                      ? static_cast<const int64_t *>(SegA->data(0))[K]
+                      : static_cast<const int32_t *>(SegA->data(0))[K];
+      if (L < 0)
+        throw ArrayError(
+            fmt::format("{}: segment {} has length {}", N.Name, K, L));
+      if (L == 0 && !Seed)
+        throw ArrayError(fmt::format(
+            "{}: segment {} is empty, and {} has no seed", N.Name, K, N.Name));
+      if (__builtin_add_overflow(Off[size_t(K)], L, &Off[size_t(K) + 1]))
+        throw ArrayError(
+            fmt::format("{}: the segment lengths overflow", N.Name));
+    }
+    if (Off.back() != Len)
+      throw ArrayError(fmt::format("{}: the segments add up to {}, but the "
+                                   "innermost dimension has {} elements",
+                                   N.Name, Off.back(), Len));
+    // The pieces here: (segment, elements here), segments in order.
+    int64_t S = In.L.start(R.Rank), E = In.L.start(R.Rank + 1);
+    std::vector<int64_t> PieceSeg, PieceLen;
+    auto First = std::upper_bound(Off.begin(), Off.end(), S) - Off.begin() - 1;
+    for (int64_t K = std::max<int64_t>(First, 0); K < NSeg && Off[size_t(K)] < E;
+         ++K) {
+      int64_t A = std::max(S, Off[size_t(K)]),
+              B = std::min(E, Off[size_t(K) + 1]);
+      if (A < B) {
+        PieceSeg.push_back(K);
+        PieceLen.push_back(B - A);
+      }
+    }
+    std::shared_ptr<rt::Array> Parts;
+    {
+      Acc Lens = use(std::make_shared<rt::Array>(std::move(
+          *rt::Array::fromVector(*Shape::make({int64_t(PieceLen.size())}),
+                                 PieceLen))));
+      Parts = runLocal(PieceLen.empty() ? Acc() : fold1Seg(F, In.Local, Lens),
+                       PieceLen.empty());
+    }
+    // To the rank that holds each segment's result.
+    Layout OutL = Layout::even(NSeg, R.Size);
+    std::vector<int> Counts(size_t(R.Size), 0);
+    for (int64_t K : PieceSeg)
+      ++Counts[size_t(ownerOf(OutL, K))];
+    std::vector<int> RecvCounts = exchangeCounts(Counts);
+    std::vector<std::byte> Ids = alltoallv(
+        reinterpret_cast<const std::byte *>(PieceSeg.data()), 8, Counts,
+        RecvCounts);
+    size_t NGot = 0;
+    for (int C : RecvCounts)
+      NGot += size_t(C);
+    const int64_t *Id = reinterpret_cast<const int64_t *>(Ids.data());
+    // Stable by segment: each segment's pieces in rank order.
+    std::vector<size_t> Order(NGot);
+    for (size_t I = 0; I < NGot; ++I)
+      Order[I] = I;
+    std::stable_sort(Order.begin(), Order.end(),
+                     [&](size_t A, size_t B) { return Id[A] < Id[B]; });
+    int64_t OS = OutL.start(R.Rank), OE = OutL.start(R.Rank + 1);
+    std::vector<int64_t> PerSeg(size_t(OE - OS), 0);
+    for (size_t I = 0; I < NGot; ++I)
+      ++PerSeg[size_t(Id[I] - OS)];
+    auto Vals = newArray(N.Type, *Shape::make({int64_t(NGot)}));
+    for (size_t F2 = 0; F2 < N.Type.numFields(); ++F2) {
+      size_t B = rt::byteSize(N.Type.field(F2));
+      std::vector<std::byte> Got = alltoallv(
+          Parts ? static_cast<const std::byte *>(Parts->data(F2)) : nullptr, B,
+          Counts, RecvCounts);
+      for (size_t I = 0; I < NGot; ++I)
+        std::memcpy(static_cast<std::byte *>(Vals->data(F2)) + I * B,
+                    Got.data() + Order[I] * B, B);
+    }
+    ++R.St.Exchanges;
+    Acc Counted = use(std::make_shared<rt::Array>(
+        std::move(*rt::Array::fromVector(*Shape::make({OE - OS}), PerSeg))));
+    bool None = OE == OS;
+    std::shared_ptr<rt::Array> Res = runLocal(
+        None ? Acc()
+        : Seed ? foldSeg(F, *Seed, use(Vals), Counted)
+               : fold1Seg(F, use(Vals), Counted),
+        None);
+    if (None)
+      Res = newArray(N.Type, *Shape::make({0}));
+    return distributed(N.Type, N.Sh, OutL, use(Res));
   }
 
   /// A scan of a vector: totals, carries, then each rank's rows from its

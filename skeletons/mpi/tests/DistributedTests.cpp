@@ -475,10 +475,31 @@ TEST_CASE("operations computed whole on every rank give the same results") {
   // Segments that cross the blocks' boundaries.
   Array<> Segs(fromVector(std::vector<int32_t>{3, 0, 4, 3}).shared());
   Array<> Full(fromVector(std::vector<int32_t>{3, 1, 4, 2}).shared());
-  same("segmented fold", [](auto &In) { return foldSeg(addI(), Scalar(0), In[0], In[1]); },
-       {ints({10}), Segs}, 1e-5, Way::Whole);
+  same("segmented fold", [](auto &In) { return foldSeg(addI(), Scalar(7), In[0], In[1]); },
+       {ints({10}), Segs});
   same("fold1Seg", [](auto &In) { return fold1Seg(addI(), In[0], In[1]); },
-       {ints({10}), Full}, 1e-5, Way::Whole);
+       {ints({10}), Full});
+  // Many segments, some empty, some long, some crossing every block; and
+  // a function that is not commutative.
+  for (int64_t N : {0, 1, 7, 1000, 4099}) {
+    std::vector<int64_t> Lens;
+    for (int64_t Left = N, K = 0; Left > 0; ++K) {
+      int64_t L = std::min(Left, K % 5 == 0 ? 0 : (K * 37) % 23 + (K % 7 == 0 ? 900 : 0));
+      Lens.push_back(L);
+      Left -= L;
+    }
+    Lens.push_back(0);
+    Array<> LensA(fromVector(Lens).shared());
+    same(fmt::format("foldSeg of {} in {} segments", N, Lens.size()),
+         [](auto &In) { return foldSeg(addI(), Scalar(-3), In[0], In[1]); },
+         {ints({N}), LensA});
+    same(fmt::format("foldSeg, not commutative, {}", N),
+         [&](auto &In) {
+           return foldSeg(affine(), Scalar(std::tuple<int32_t, int32_t>(1, 0)),
+                          affinePairs(In[0]), In[1]);
+         },
+         {ints({N}), LensA});
+  }
   same("scanlSeg", [](auto &In) { return scanlSeg(addI(), Scalar(2), In[0], In[1]); },
        {ints({10}), Segs}, 1e-5, Way::Whole);
   same("scanrSeg", [](auto &In) { return scanrSeg(addI(), Scalar(2), In[0], In[1]); },
