@@ -4,9 +4,9 @@
 // expression twice: over whole arrays, run by a Runtime of this process
 // (the reference), and over the same arrays scattered across the ranks, run
 // by llq::mpi::Runtime; the distributed result, gathered, must equal the
-// reference exactly (integers) or within a relative 1e-5 (floats, whose
-// folds combine in another order). Sizes are odd and include fewer rows than
-// ranks, one row and none.
+// reference (the CPU backend, two threads) exactly (integers) or within a
+// relative 1e-5 (floats, whose folds combine in another order). Sizes are
+// odd and include fewer rows than ranks, one row and none.
 //
 //===----------------------------------------------------------------------===//
 #define DOCTEST_CONFIG_IMPLEMENT
@@ -27,7 +27,8 @@ mpi::Runtime *TheRuntime;
 llq::Runtime &reference() {
   static llq::Runtime R([] {
     RuntimeOptions O;
-    O.Backend = BackendKind::Sequential;
+    O.Backend = BackendKind::CPU;
+    O.Threads = 2;
     return O;
   }());
   return R;
