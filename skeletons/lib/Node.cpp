@@ -309,6 +309,29 @@ Extents extentsOf(const Shape &Sh) {
 
 } // namespace
 
+std::shared_ptr<Node> llq::detail::copyNode(const Node &N) {
+  auto C = std::make_shared<Node>();
+  C->K = N.K;
+  C->Name = N.Name;
+  C->Type = N.Type;
+  C->Sh = N.Sh;
+  C->Fns = N.Fns;
+  C->FnArrays = N.FnArrays;
+  C->FnBound = N.FnBound;
+  C->NumInputs = N.NumInputs;
+  C->Consts = N.Consts;
+  C->Code = N.Code;
+  C->Vals = N.Vals;
+  C->Data = N.Data;
+  C->Skel = N.Skel;
+  C->SkelId = N.SkelId;
+  C->ManifestKids = N.ManifestKids;
+  C->OutTypes = N.OutTypes;
+  C->OutShapes = N.OutShapes;
+  C->Depth = N.Depth;
+  return C;
+}
+
 Acc llq::use(std::shared_ptr<rt::Array> A) {
   auto N = makeNode(Op::Use, "use");
   if (!A) {

@@ -58,29 +58,6 @@ struct KeyHash {
   }
 };
 
-std::shared_ptr<Node> copyNode(const Node &N) {
-  auto C = std::make_shared<Node>();
-  C->K = N.K;
-  C->Name = N.Name;
-  C->Type = N.Type;
-  C->Sh = N.Sh;
-  C->Fns = N.Fns;
-  C->FnArrays = N.FnArrays;
-  C->FnBound = N.FnBound;
-  C->NumInputs = N.NumInputs;
-  C->Consts = N.Consts;
-  C->Code = N.Code;
-  C->Vals = N.Vals;
-  C->Data = N.Data;
-  C->Skel = N.Skel;
-  C->SkelId = N.SkelId;
-  C->ManifestKids = N.ManifestKids;
-  C->OutTypes = N.OutTypes;
-  C->OutShapes = N.OutShapes;
-  C->Depth = N.Depth;
-  return C;
-}
-
 std::string optionOrEnv(const std::optional<std::string> &Opt,
                         const char *Var) {
   if (Opt)

@@ -166,23 +166,11 @@ const std::shared_ptr<rt::Array> &dataOf(const Acc &A) {
 /// N with its kids replaced by Kids and its (first) result's shape by Sh.
 std::shared_ptr<Node> cloneWith(const Node &N, std::vector<NodeRef> Kids,
                                 const Shape &Sh) {
-  auto C = makeNode(N.K, N.Name, Kids);
-  C->Type = N.Type;
+  auto C = copyNode(N);
   C->Sh = Sh;
   C->Kids = std::move(Kids);
-  C->NumInputs = N.NumInputs;
-  C->Fns = N.Fns;
-  C->FnArrays = N.FnArrays;
-  C->FnBound = N.FnBound;
-  C->Consts = N.Consts;
-  C->Code = N.Code;
-  C->Vals = N.Vals;
-  C->Data = N.Data;
-  C->Skel = N.Skel;
-  C->SkelId = N.SkelId;
-  C->ManifestKids = N.ManifestKids;
-  C->OutTypes = N.OutTypes;
-  C->OutShapes = N.OutShapes;
+  for (const NodeRef &K : C->Kids)
+    C->Depth = std::max(C->Depth, K->Depth + 1);
   if (!C->OutShapes.empty())
     C->OutShapes[0] = Sh;
   C->LengthAfterRun = N.LengthAfterRun;

@@ -254,6 +254,11 @@ struct Node {
 std::shared_ptr<Node> makeNode(Op K, const char *Name,
                                std::vector<NodeRef> Kids = {});
 
+/// A new node with N's operation, types, shapes, functions, constants,
+/// values and skeleton, and no kids: for a copy of a tree whose kids are
+/// set anew (a run's plan, a rank's part of a distributed operation).
+std::shared_ptr<Node> copyNode(const Node &N);
+
 /// The LLVM spelling of an element type in registers ("float", "i1",
 /// "{ i32, float }"), as function signatures write it: what a function's
 /// types are checked against. Code is generated with llvm::Types
