@@ -358,7 +358,8 @@ struct Evaluator {
     if (Row == 0 || Global.size() == 0)
       return Out;
     // What goes to each rank, and comes from each, in rows.
-    std::vector<int> SendRows(N, 0), SendDispl(N, 0), RecvRows(N, 0),
+    // Counted in 64 bits, checked against MPI's int counts below.
+    std::vector<int64_t> SendRows(N, 0), SendDispl(N, 0), RecvRows(N, 0),
         RecvDispl(N, 0);
     int64_t S = L.start(R.Rank), E = L.start(R.Rank + 1);
     // This rank's own rows are copied, not sent: SelfFrom[i] (a row of
@@ -375,7 +376,7 @@ struct Evaluator {
           continue;
         }
         SendPieces.push_back({A - S, B - A});
-        SendRows[D] += int(B - A);
+        SendRows[D] += B - A;
       }
     }
     // Pieces arrive by source, each source's in the order of Want.
@@ -393,7 +394,7 @@ struct Evaluator {
             SelfTo.push_back({At + (A - WA), B - A});
           } else {
             From[Src].push_back({At + (A - WA), B - A});
-            RecvRows[Src] += int(B - A);
+            RecvRows[Src] += B - A;
           }
         }
         At += WB - WA;
@@ -404,6 +405,20 @@ struct Evaluator {
       SendTotal += SendRows[I];
       RecvTotal += RecvRows[I];
     }
+    // MPI counts are ints: rows per message, and a row's bytes.
+    std::string Limit;
+    if (SendTotal > INT32_MAX || RecvTotal > INT32_MAX ||
+        uint64_t(Row) * 8 > uint64_t(INT32_MAX))
+      Limit = fmt::format("a rank's exchange of {} rows of {} elements is "
+                          "past MPI's int counts (docs/Distributed.md, "
+                          "Limits)",
+                          std::max(SendTotal, RecvTotal), Row);
+    agree(Limit.empty() ? nullptr : &Limit);
+    auto Ints = [](const std::vector<int64_t> &V) {
+      return std::vector<int>(V.begin(), V.end());
+    };
+    std::vector<int> SendN = Ints(SendRows), SendAt = Ints(SendDispl),
+                     RecvN = Ints(RecvRows), RecvAt = Ints(RecvDispl);
     for (size_t F = 0; F < T.numFields(); ++F) {
       size_t RowBytes = size_t(Row) * rt::byteSize(T.field(F));
       MPI_Datatype RowType;
@@ -421,8 +436,8 @@ struct Evaluator {
       }
       {
         Collective C(R.St);
-        MPI_Alltoallv(Send.data(), SendRows.data(), SendDispl.data(), RowType,
-                      Recv.data(), RecvRows.data(), RecvDispl.data(), RowType,
+        MPI_Alltoallv(Send.data(), SendN.data(), SendAt.data(), RowType,
+                      Recv.data(), RecvN.data(), RecvAt.data(), RowType,
                       R.Comm);
       }
       MPI_Type_free(&RowType);
@@ -559,6 +574,11 @@ struct Evaluator {
       if (N.Distributed) {
         Layout L;
         L.Starts = N.Vals;
+        if (L.ranks() != R.Size)
+          throw ArrayError(fmt::format(
+              "run: a distributed array of {} ranks, run on a communicator "
+              "of {}; make it with this Runtime",
+              L.ranks(), R.Size));
         return {distributed(N.Type, N.Sh, L, use(N.Data))};
       }
       if (N.LoopValue)
@@ -1434,10 +1454,24 @@ struct Evaluator {
 
 //===-- Runtime -------------------------------------------------------------===//
 
-Runtime::Runtime(MPI_Comm C, const RuntimeOptions &O)
-    : Comm(C), Local(std::make_unique<llq::Runtime>(O)) {
+/// ArrayError unless MPI can be called now.
+static void checkMpiUp(const char *What) {
+  int Up = 0, Down = 0;
+  MPI_Initialized(&Up);
+  MPI_Finalized(&Down);
+  if (!Up || Down)
+    throw ArrayError(fmt::format(
+        "{}: MPI is {}; call it between MPI_Init and MPI_Finalize", What,
+        Up ? "finalized" : "not initialized"));
+}
+
+Runtime::Runtime(MPI_Comm C, const RuntimeOptions &O) : Comm(C) {
+  checkMpiUp("llq::mpi::Runtime");
+  if (Comm == MPI_COMM_NULL)
+    throw ArrayError("llq::mpi::Runtime: MPI_COMM_NULL is no communicator");
   MPI_Comm_rank(Comm, &Rank);
   MPI_Comm_size(Comm, &Size);
+  Local = std::make_unique<llq::Runtime>(O);
 }
 
 Runtime::~Runtime() = default;
@@ -1586,6 +1620,7 @@ Array<> Runtime::allgather(const DArray &A) {
 }
 
 DArray Runtime::run(const Acc &E) {
+  checkMpiUp("run");
   if (!E.node())
     throw ArrayError("run: an empty Acc");
   if (!E.error().empty())

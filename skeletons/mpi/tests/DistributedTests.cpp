@@ -588,6 +588,20 @@ TEST_CASE("mistakes are the same error on every rank, and no rank waits") {
   // every rank before any communication.
   CHECK_THROWS_WITH(Checked.run(map(addF(), Xs)),
                     doctest::Contains("map"));
+  // A distributed array run by a Runtime of another communicator.
+  if (M.size() > 1) {
+    MPI_Comm Half;
+    MPI_Comm_split(M.comm(), M.rank() % 2, M.rank(), &Half);
+    {
+      mpi::Runtime Other(Half);
+      if (Other.size() != M.size())
+        CHECK_THROWS_WITH(Other.run(map(Div, D)),
+                          doctest::Contains("a distributed array of"));
+    }
+    MPI_Comm_free(&Half);
+  }
+  CHECK_THROWS_WITH(mpi::Runtime(MPI_COMM_NULL),
+                    doctest::Contains("MPI_COMM_NULL"));
   // A plain Runtime refuses a distributed array, with a message that says
   // what to do.
   CHECK_THROWS_WITH(reference().run(map(Div, D)),
