@@ -33,11 +33,12 @@
 //    Stats::Replicated.
 //
 // Every local run is followed by agree(), which every rank reaches in the
-// same order: a failure on one rank becomes the same ArrayError on all.
+// same order: a failure on one rank becomes the same ArrayError on all. The
+// collectives themselves (agree, moving rows and elements) are Exchange.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
-#include "llquote/Distributed.h"
+#include "Exchange.h"
 #include "llquote/skeletons/Node.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llvm/Support/Error.h"
@@ -52,110 +53,6 @@ using namespace llq::detail;
 using llq::mpi::Layout;
 
 namespace {
-
-/// Elements in one row of the outermost dimension of Sh.
-int64_t rowElems(const Shape &Sh) {
-  int64_t N = 1;
-  for (unsigned D = 1; D < Sh.rank(); ++D)
-    N *= Sh.extent(D);
-  return N;
-}
-
-Shape withRows(const Shape &Sh, int64_t Rows) {
-  std::vector<int64_t> E(Sh.extents(), Sh.extents() + Sh.rank());
-  E[0] = Rows;
-  return *Shape::make(E);
-}
-
-/// The rows Want (ranges, in order) of A, copied one after another.
-std::shared_ptr<rt::Array>
-pickRows(const std::shared_ptr<rt::Array> &A,
-         const std::vector<std::pair<int64_t, int64_t>> &Want);
-
-/// Copies Count rows of From, from row FromRow, over rows ToRow... of To
-/// (arrays of one type and row length).
-void copyRows(rt::Array &To, int64_t ToRow, const rt::Array &From,
-              int64_t FromRow, int64_t Count) {
-  int64_t Row = rowElems(From.shape());
-  for (size_t F = 0; F < From.numFields(); ++F) {
-    size_t RowBytes = size_t(Row) * rt::byteSize(From.type().field(F));
-    if (Count > 0 && RowBytes > 0)
-      std::memcpy(static_cast<std::byte *>(To.data(F)) + ToRow * RowBytes,
-                  static_cast<const std::byte *>(From.data(F)) +
-                      FromRow * RowBytes,
-                  size_t(Count) * RowBytes);
-  }
-}
-
-/// An array of T and shape Sh, elements uninitialised; ArrayError if the
-/// memory cannot be had.
-std::shared_ptr<rt::Array> newArray(const ElemType &T, const Shape &Sh) {
-  auto A = rt::Array::create(T, Sh, rt::Array::Fill::Uninitialized);
-  if (!A)
-    throw ArrayError(A.message());
-  return std::make_shared<rt::Array>(std::move(*A));
-}
-
-/// Rows [First, First + Count) of A, in place: A's storage stays alive as
-/// long as the view.
-std::shared_ptr<rt::Array> viewRows(const std::shared_ptr<rt::Array> &A,
-                                    int64_t First, int64_t Count) {
-  Shape Sh = withRows(A->shape(), Count);
-  if (Sh.size() == 0)
-    return newArray(A->type(), Sh);
-  int64_t Row = rowElems(A->shape());
-  std::vector<void *> Buffers;
-  for (size_t F = 0; F < A->numFields(); ++F)
-    Buffers.push_back(static_cast<std::byte *>(A->data(F)) +
-                      First * Row * rt::byteSize(A->type().field(F)));
-  auto V = rt::Array::wrap(A->type(), Sh, Buffers);
-  if (!V)
-    throw ArrayError(V.message());
-  std::shared_ptr<rt::Array> Owner = A;
-  return std::shared_ptr<rt::Array>(new rt::Array(std::move(*V)),
-                                    [Owner](rt::Array *P) { delete P; });
-}
-
-std::shared_ptr<rt::Array>
-pickRows(const std::shared_ptr<rt::Array> &A,
-         const std::vector<std::pair<int64_t, int64_t>> &Want) {
-  int64_t Rows = 0;
-  for (auto [First, End] : Want)
-    Rows += End - First;
-  auto Out = newArray(A->type(), withRows(A->shape(), Rows));
-  int64_t Row = rowElems(A->shape());
-  for (size_t F = 0; F < A->numFields(); ++F) {
-    size_t RowBytes = size_t(Row) * rt::byteSize(A->type().field(F));
-    size_t At = 0;
-    for (auto [First, End] : Want) {
-      if (End > First)
-        std::memcpy(static_cast<std::byte *>(Out->data(F)) + At,
-                    static_cast<const std::byte *>(A->data(F)) +
-                        size_t(First) * RowBytes,
-                    size_t(End - First) * RowBytes);
-      At += size_t(End - First) * RowBytes;
-    }
-  }
-  return Out;
-}
-
-/// Rows [First, First + Count) of each (array, First, Count), one after
-/// another, in a new array.
-std::shared_ptr<rt::Array> joinRows(
-    const std::vector<std::tuple<std::shared_ptr<rt::Array>, int64_t, int64_t>>
-        &Pieces) {
-  const rt::Array &A0 = *std::get<0>(Pieces[0]);
-  int64_t Rows = 0;
-  for (const auto &P : Pieces)
-    Rows += std::get<2>(P);
-  auto Out = newArray(A0.type(), withRows(A0.shape(), Rows));
-  int64_t At = 0;
-  for (const auto &[A, First, Count] : Pieces) {
-    copyRows(*Out, At, *A, First, Count);
-    At += Count;
-  }
-  return Out;
-}
 
 const std::shared_ptr<rt::Array> &dataOf(const Acc &A) {
   static const std::shared_ptr<rt::Array> None;
@@ -241,49 +138,16 @@ struct Val {
   Acc Local;
 };
 
-/// Counts one MPI collective and the time it takes, in Runtime::Stats.
-struct Collective {
-  Runtime::Stats &St;
-  double T0 = MPI_Wtime();
-  explicit Collective(Runtime::Stats &St) : St(St) { ++St.Collectives; }
-  ~Collective() { St.CommSeconds += MPI_Wtime() - T0; }
-};
-
 struct Evaluator {
   Runtime &R;
+  Exchange X;
   std::unordered_map<const Node *, std::vector<Val>> Memo;
   /// The awhile loops being run: their stand-in and its value now.
   std::vector<std::pair<const Node *, Val>> Loops;
 
-  explicit Evaluator(Runtime &R) : R(R) {}
+  explicit Evaluator(Runtime &R) : R(R), X(R.Comm, R.Rank, R.Size, R.St) {}
 
   //===-- Agreement and local runs ----------------------------------------===//
-
-  /// Collective: throws the same ArrayError on every rank when any rank's
-  /// Failure is set (the lowest such rank's message).
-  void agree(const std::string *Failure) {
-    int Mine = Failure ? R.Rank : R.Size, First = R.Size;
-    {
-      Collective C(R.St);
-      MPI_Allreduce(&Mine, &First, 1, MPI_INT, MPI_MIN, R.Comm);
-    }
-    if (First == R.Size)
-      return;
-    std::string Msg = Failure ? *Failure : "";
-    int Len = int(Msg.size());
-    {
-      Collective C(R.St);
-      MPI_Bcast(&Len, 1, MPI_INT, First, R.Comm);
-    }
-    Msg.resize(size_t(Len));
-    {
-      Collective C(R.St);
-      MPI_Bcast(Msg.data(), Len, MPI_CHAR, First, R.Comm);
-    }
-    if (R.Size > 1)
-      Msg = fmt::format("{} (on rank {})", Msg, First);
-    throw ArrayError(Msg);
-  }
 
   /// Runs E here (Skip: this rank has nothing to run), then agrees.
   std::shared_ptr<rt::Array> runLocal(const Acc &E, bool Skip = false) {
@@ -301,7 +165,7 @@ struct Evaluator {
           Failure = llvm::toString(A.takeError());
       }
     }
-    agree(Failure.empty() ? nullptr : &Failure);
+    X.agree(Failure.empty() ? nullptr : &Failure);
     return Out;
   }
 
@@ -314,152 +178,6 @@ struct Evaluator {
     return A;
   }
 
-  //===-- Moving rows -----------------------------------------------------===//
-
-  /// Collective: the rows Want (ranges of global rows, in order) of the
-  /// array laid out as L, whose rows here are Mine, concatenated.
-  std::shared_ptr<rt::Array>
-  fetchRows(const std::shared_ptr<rt::Array> &Mine, const Layout &L,
-            const Shape &Global, const ElemType &T,
-            const std::vector<std::pair<int64_t, int64_t>> &Want) {
-    int N = R.Size;
-    // Everyone's wants.
-    int MyCount = int(Want.size()) * 2;
-    std::vector<int> Counts(N), Displs(N);
-    {
-      Collective C(R.St);
-      MPI_Allgather(&MyCount, 1, MPI_INT, Counts.data(), 1, MPI_INT, R.Comm);
-    }
-    int Total = 0;
-    for (int I = 0; I < N; ++I) {
-      Displs[I] = Total;
-      Total += Counts[I];
-    }
-    std::vector<int64_t> Flat;
-    for (auto [A, B] : Want) {
-      Flat.push_back(A);
-      Flat.push_back(B);
-    }
-    std::vector<int64_t> All(size_t(Total) + 1);
-    {
-      Collective C(R.St);
-      MPI_Allgatherv(Flat.data(), MyCount, MPI_INT64_T, All.data(),
-                     Counts.data(), Displs.data(), MPI_INT64_T, R.Comm);
-    }
-    auto Overlap = [](int64_t A, int64_t B, int64_t S, int64_t E) {
-      return std::make_pair(std::max(A, S), std::min(B, E));
-    };
-    int64_t WantRows = 0;
-    for (auto [A, B] : Want)
-      WantRows += B - A;
-    auto Out = newArray(T, withRows(Global, WantRows));
-    int64_t Row = rowElems(Global);
-    ++R.St.Exchanges;
-    if (Row == 0 || Global.size() == 0)
-      return Out;
-    // What goes to each rank, and comes from each, in rows.
-    // Counted in 64 bits, checked against MPI's int counts below.
-    std::vector<int64_t> SendRows(N, 0), SendDispl(N, 0), RecvRows(N, 0),
-        RecvDispl(N, 0);
-    int64_t S = L.start(R.Rank), E = L.start(R.Rank + 1);
-    // This rank's own rows are copied, not sent: SelfFrom[i] (a row of
-    // Mine, a count) goes to SelfTo[i] (a row of Out).
-    std::vector<std::pair<int64_t, int64_t>> SendPieces, SelfFrom, SelfTo;
-    for (int D = 0; D < N; ++D) {
-      SendDispl[D] = D ? SendDispl[D - 1] + SendRows[D - 1] : 0;
-      for (int K = 0; K < Counts[D]; K += 2) {
-        auto [A, B] = Overlap(All[Displs[D] + K], All[Displs[D] + K + 1], S, E);
-        if (A >= B)
-          continue;
-        if (D == R.Rank) {
-          SelfFrom.push_back({A - S, B - A});
-          continue;
-        }
-        SendPieces.push_back({A - S, B - A});
-        SendRows[D] += B - A;
-      }
-    }
-    // Pieces arrive by source, each source's in the order of Want.
-    struct Piece {
-      int64_t Out, Rows;
-    };
-    std::vector<std::vector<Piece>> From(N);
-    for (int Src = 0; Src < N; ++Src) {
-      RecvDispl[Src] = Src ? RecvDispl[Src - 1] + RecvRows[Src - 1] : 0;
-      int64_t At = 0;
-      for (auto [WA, WB] : Want) {
-        auto [A, B] = Overlap(WA, WB, L.start(Src), L.start(Src + 1));
-        if (A < B) {
-          if (Src == R.Rank) {
-            SelfTo.push_back({At + (A - WA), B - A});
-          } else {
-            From[Src].push_back({At + (A - WA), B - A});
-            RecvRows[Src] += B - A;
-          }
-        }
-        At += WB - WA;
-      }
-    }
-    int64_t SendTotal = 0, RecvTotal = 0;
-    for (int I = 0; I < N; ++I) {
-      SendTotal += SendRows[I];
-      RecvTotal += RecvRows[I];
-    }
-    // MPI counts are ints: rows per message, and a row's bytes.
-    std::string Limit;
-    if (SendTotal > INT32_MAX || RecvTotal > INT32_MAX ||
-        uint64_t(Row) * 8 > uint64_t(INT32_MAX))
-      Limit = fmt::format("a rank's exchange of {} rows of {} elements is "
-                          "past MPI's int counts (docs/Distributed.md, "
-                          "Limits)",
-                          std::max(SendTotal, RecvTotal), Row);
-    agree(Limit.empty() ? nullptr : &Limit);
-    auto Ints = [](const std::vector<int64_t> &V) {
-      return std::vector<int>(V.begin(), V.end());
-    };
-    std::vector<int> SendN = Ints(SendRows), SendAt = Ints(SendDispl),
-                     RecvN = Ints(RecvRows), RecvAt = Ints(RecvDispl);
-    for (size_t F = 0; F < T.numFields(); ++F) {
-      size_t RowBytes = size_t(Row) * rt::byteSize(T.field(F));
-      MPI_Datatype RowType;
-      MPI_Type_contiguous(int(RowBytes), MPI_BYTE, &RowType);
-      MPI_Type_commit(&RowType);
-      std::vector<std::byte> Send(size_t(SendTotal) * RowBytes + 1),
-          Recv(size_t(RecvTotal) * RowBytes + 1);
-      size_t At = 0;
-      const std::byte *Src =
-          Mine ? static_cast<const std::byte *>(Mine->data(F)) : nullptr;
-      for (auto [First, Count] : SendPieces) {
-        std::memcpy(Send.data() + At, Src + First * RowBytes,
-                    size_t(Count) * RowBytes);
-        At += size_t(Count) * RowBytes;
-      }
-      {
-        Collective C(R.St);
-        MPI_Alltoallv(Send.data(), SendN.data(), SendAt.data(), RowType,
-                      Recv.data(), RecvN.data(), RecvAt.data(), RowType,
-                      R.Comm);
-      }
-      MPI_Type_free(&RowType);
-      std::byte *Dst = static_cast<std::byte *>(Out->data(F));
-      for (size_t I = 0; I < SelfFrom.size(); ++I)
-        std::memcpy(Dst + SelfTo[I].first * RowBytes,
-                    Src + SelfFrom[I].first * RowBytes,
-                    size_t(SelfFrom[I].second) * RowBytes);
-      for (int I = 0; I < N; ++I) {
-        if (I != R.Rank)
-          R.St.BytesSent += uint64_t(SendRows[I]) * RowBytes;
-        size_t From0 = size_t(RecvDispl[I]) * RowBytes;
-        for (const Piece &P : From[I]) {
-          std::memcpy(Dst + P.Out * RowBytes, Recv.data() + From0,
-                      size_t(P.Rows) * RowBytes);
-          From0 += size_t(P.Rows) * RowBytes;
-        }
-      }
-    }
-    return Out;
-  }
-
   /// V whole on every rank.
   Val whole(Val V) {
     if (V.Whole)
@@ -467,7 +185,7 @@ struct Evaluator {
     std::shared_ptr<rt::Array> Mine = materialize(V);
     Val W = V;
     W.Whole = true;
-    W.Local = use(fetchRows(Mine, V.L, V.Global, V.Type,
+    W.Local = use(X.fetchRows(Mine, V.L, V.Global, V.Type,
                             {{0, V.Global.extent(0)}}));
     return W;
   }
@@ -480,7 +198,7 @@ struct Evaluator {
     if (V.Whole)
       return use(viewRows(materialize(V), S, E - S));
     std::shared_ptr<rt::Array> Mine = materialize(V);
-    return use(fetchRows(Mine, V.L, V.Global, V.Type, {{S, E}}));
+    return use(X.fetchRows(Mine, V.L, V.Global, V.Type, {{S, E}}));
   }
 
   Val distributed(const ElemType &T, const Shape &Global, Layout L,
@@ -758,104 +476,6 @@ struct Evaluator {
     }
   }
 
-  //===-- Moving elements -------------------------------------------------===//
-
-  /// The rank whose rows under L hold global row Row.
-  static int ownerOf(const Layout &L, int64_t Row) {
-    auto It = std::upper_bound(L.Starts.begin(), L.Starts.end(), Row);
-    return int(It - L.Starts.begin()) - 1;
-  }
-
-  /// Counts per rank, exchanged: what each rank sends to each.
-  std::vector<int> exchangeCounts(const std::vector<int> &Send) {
-    std::vector<int> Recv(size_t(R.Size));
-    {
-      Collective C(R.St);
-      MPI_Alltoall(Send.data(), 1, MPI_INT, Recv.data(), 1, MPI_INT, R.Comm);
-    }
-    return Recv;
-  }
-  static std::vector<int> displacements(const std::vector<int> &Counts) {
-    std::vector<int> D(Counts.size(), 0);
-    for (size_t I = 1; I < Counts.size(); ++I)
-      D[I] = D[I - 1] + Counts[I - 1];
-    return D;
-  }
-
-  /// Sends Items (grouped by destination, Counts each) of ElemBytes bytes
-  /// each, as bytes; returns what arrives, grouped by source, and its
-  /// counts in RecvCounts.
-  std::vector<std::byte> alltoallv(const std::byte *Items, size_t ElemBytes,
-                                   const std::vector<int> &Counts,
-                                   const std::vector<int> &RecvCounts) {
-    MPI_Datatype T;
-    MPI_Type_contiguous(int(ElemBytes), MPI_BYTE, &T);
-    MPI_Type_commit(&T);
-    std::vector<int> SD = displacements(Counts), RD = displacements(RecvCounts);
-    size_t Total = 0;
-    for (int C : RecvCounts)
-      Total += size_t(C);
-    std::vector<std::byte> Out(Total * ElemBytes + 1);
-    std::byte Dummy{};
-    {
-      Collective C(R.St);
-      MPI_Alltoallv(Items ? Items : &Dummy, Counts.data(), SD.data(), T,
-                    Out.data(), RecvCounts.data(), RD.data(), T, R.Comm);
-    }
-    MPI_Type_free(&T);
-    for (int I = 0; I < R.Size; ++I)
-      if (I != R.Rank)
-        R.St.BytesSent += uint64_t(Counts[size_t(I)]) * ElemBytes;
-    return Out;
-  }
-
-  /// Collective: the elements at the global linear positions Want of the
-  /// array laid out as L (rows here: Mine), in the order of Want, as a
-  /// vector. Each request goes to the rank that holds it, and the answers
-  /// come back (MPI_Alltoallv both ways).
-  std::shared_ptr<rt::Array>
-  fetchElements(const std::shared_ptr<rt::Array> &Mine, const Layout &L,
-                const Shape &Global, const ElemType &T,
-                const std::vector<int64_t> &Want) {
-    int64_t Row = std::max<int64_t>(1, rowElems(Global));
-    std::vector<int> Counts(size_t(R.Size), 0);
-    std::vector<int> Owner(Want.size());
-    for (size_t K = 0; K < Want.size(); ++K) {
-      Owner[K] = ownerOf(L, Want[K] / Row);
-      ++Counts[size_t(Owner[K])];
-    }
-    std::vector<int> At = displacements(Counts);
-    std::vector<int64_t> Req(Want.size());
-    std::vector<size_t> Slot(Want.size());
-    for (size_t K = 0; K < Want.size(); ++K) {
-      Slot[K] = size_t(At[size_t(Owner[K])]++);
-      Req[Slot[K]] = Want[K];
-    }
-    std::vector<int> RecvCounts = exchangeCounts(Counts);
-    std::vector<std::byte> Asked = alltoallv(
-        reinterpret_cast<const std::byte *>(Req.data()), 8, Counts, RecvCounts);
-    size_t NAsked = 0;
-    for (int C : RecvCounts)
-      NAsked += size_t(C);
-    const int64_t *Idx = reinterpret_cast<const int64_t *>(Asked.data());
-    int64_t Base = L.start(R.Rank) * Row;
-    auto Out = newArray(T, *Shape::make({int64_t(Want.size())}));
-    for (size_t F = 0; F < T.numFields(); ++F) {
-      size_t B = rt::byteSize(T.field(F));
-      std::vector<std::byte> Reply(NAsked * B + 1);
-      const std::byte *Src =
-          Mine ? static_cast<const std::byte *>(Mine->data(F)) : nullptr;
-      for (size_t K = 0; K < NAsked; ++K)
-        std::memcpy(Reply.data() + K * B, Src + size_t(Idx[K] - Base) * B, B);
-      std::vector<std::byte> Got = alltoallv(Reply.data(), B, RecvCounts, Counts);
-      std::byte *Dst = static_cast<std::byte *>(Out->data(F));
-      for (size_t K = 0; K < Want.size(); ++K)
-        std::memcpy(Dst + K * B, Got.data() + Slot[K] * B, B);
-    }
-    ++R.St.Exchanges;
-    return Out;
-  }
-
   /// Index tuples (a vector of i64, or of tuples of i64s: one field per
   /// dimension) as linear positions in Sh; the first outside Sh, if any,
   /// in Outside (as -1 in the result).
@@ -919,9 +539,9 @@ struct Evaluator {
         }
       }
     }
-    agree(Failure.empty() ? nullptr : &Failure);
+    X.agree(Failure.empty() ? nullptr : &Failure);
     std::shared_ptr<rt::Array> Got =
-        fetchElements(Mine, Src.L, Src.Global, Src.Type, Want);
+        X.fetchElements(Mine, Src.L, Src.Global, Src.Type, Want);
     Acc Part = reshape(extentsOf(Here), use(Got));
     if (N.K == Op::Transform)
       Part = map(withArrays(N, 1, N.Fns[1], Arrays), Part);
@@ -955,8 +575,8 @@ struct Evaluator {
     std::vector<int> Counts(size_t(R.Size), 0);
     for (int64_t T : Targets)
       if (T >= 0)
-        ++Counts[size_t(ownerOf(L, T / Row))];
-    std::vector<int> At = displacements(Counts);
+        ++Counts[size_t(Exchange::ownerOf(L, T / Row))];
+    std::vector<int> At = Exchange::displacements(Counts);
     size_t Sent = 0;
     for (int C : Counts)
       Sent += size_t(C);
@@ -965,17 +585,17 @@ struct Evaluator {
     for (size_t K = 0; K < Targets.size(); ++K) {
       if (Targets[K] < 0)
         continue;
-      int O = ownerOf(L, Targets[K] / Row);
+      int O = Exchange::ownerOf(L, Targets[K] / Row);
       size_t P = size_t(At[size_t(O)]++);
       Place[P] = Targets[K] - L.start(O) * Row;
       From[P] = K;
     }
-    std::vector<int> RecvCounts = exchangeCounts(Counts);
+    std::vector<int> RecvCounts = X.exchangeCounts(Counts);
     size_t NGot = 0;
     for (int C : RecvCounts)
       NGot += size_t(C);
     std::vector<std::byte> Places =
-        alltoallv(reinterpret_cast<const std::byte *>(Place.data()), 8,
+        X.alltoallv(reinterpret_cast<const std::byte *>(Place.data()), 8,
                   Counts, RecvCounts);
     auto Where = newArray(ElemType::scalar(ScalarKind::I64),
                           *Shape::make({int64_t(NGot)}));
@@ -989,7 +609,7 @@ struct Evaluator {
                     static_cast<const std::byte *>(Values->data(F)) +
                         From[P] * B,
                     B);
-      std::vector<std::byte> Got = alltoallv(Send.data(), B, Counts, RecvCounts);
+      std::vector<std::byte> Got = X.alltoallv(Send.data(), B, Counts, RecvCounts);
       std::memcpy(Vals->data(F), Got.data(), NGot * B);
     }
     ++R.St.Exchanges;
@@ -1062,46 +682,6 @@ struct Evaluator {
   }
   Val byRows(const Node &N) { return byRowsMulti(N).at(0); }
 
-  /// Elements of T from a packed record per rank (a flag byte, then the
-  /// fields), those flagged, in rank order.
-  std::shared_ptr<rt::Array> gatherScalars(const ElemType &T,
-                                           const std::shared_ptr<rt::Array> &Mine,
-                                           std::vector<int> &FromRank) {
-    size_t Bytes = 1;
-    for (ScalarKind K : T.fields())
-      Bytes += rt::byteSize(K);
-    std::vector<std::byte> Rec(Bytes), All(Bytes * size_t(R.Size));
-    Rec[0] = std::byte(Mine ? 1 : 0);
-    size_t At = 1;
-    for (size_t F = 0; F < T.numFields(); ++F) {
-      size_t B = rt::byteSize(T.field(F));
-      if (Mine)
-        std::memcpy(Rec.data() + At, Mine->data(F), B);
-      At += B;
-    }
-    {
-      Collective C(R.St);
-      MPI_Allgather(Rec.data(), int(Bytes), MPI_BYTE, All.data(), int(Bytes),
-                    MPI_BYTE, R.Comm);
-    }
-    ++R.St.Exchanges;
-    FromRank.clear();
-    for (int I = 0; I < R.Size; ++I)
-      if (All[size_t(I) * Bytes] != std::byte(0))
-        FromRank.push_back(I);
-    auto Out = newArray(T, *Shape::make({int64_t(FromRank.size())}));
-    for (size_t K = 0; K < FromRank.size(); ++K) {
-      size_t At = size_t(FromRank[K]) * Bytes + 1;
-      for (size_t F = 0; F < T.numFields(); ++F) {
-        size_t B = rt::byteSize(T.field(F));
-        std::memcpy(static_cast<std::byte *>(Out->data(F)) + K * B,
-                    All.data() + At, B);
-        At += B;
-      }
-    }
-    return Out;
-  }
-
   /// The fold of this rank's rows of a vector (none when it holds none).
   std::shared_ptr<rt::Array> localTotal(const Fn &F, Val &In) {
     bool Empty = In.L.rowsOf(R.Rank) == 0;
@@ -1130,7 +710,7 @@ struct Evaluator {
     Val In = one(N.Kids[0]);
     const Fn &F = N.Fns[0];
     std::vector<int> From;
-    auto Parts = gatherScalars(N.Type, localTotal(F, In), From);
+    auto Parts = X.gatherScalars(N.Type, localTotal(F, In), From);
     const Scalar *Seed = N.Consts.empty() ? nullptr : &N.Consts[0];
     return wholeVal(N.Type, N.Sh, use(foldHere(F, Seed, Parts)));
   }
@@ -1192,9 +772,9 @@ struct Evaluator {
     Layout OutL = Layout::even(NSeg, R.Size);
     std::vector<int> Counts(size_t(R.Size), 0);
     for (int64_t K : PieceSeg)
-      ++Counts[size_t(ownerOf(OutL, K))];
-    std::vector<int> RecvCounts = exchangeCounts(Counts);
-    std::vector<std::byte> Ids = alltoallv(
+      ++Counts[size_t(Exchange::ownerOf(OutL, K))];
+    std::vector<int> RecvCounts = X.exchangeCounts(Counts);
+    std::vector<std::byte> Ids = X.alltoallv(
         reinterpret_cast<const std::byte *>(PieceSeg.data()), 8, Counts,
         RecvCounts);
     size_t NGot = 0;
@@ -1214,7 +794,7 @@ struct Evaluator {
     auto Vals = newArray(N.Type, *Shape::make({int64_t(NGot)}));
     for (size_t F2 = 0; F2 < N.Type.numFields(); ++F2) {
       size_t B = rt::byteSize(N.Type.field(F2));
-      std::vector<std::byte> Got = alltoallv(
+      std::vector<std::byte> Got = X.alltoallv(
           Parts ? static_cast<const std::byte *>(Parts->data(F2)) : nullptr, B,
           Counts, RecvCounts);
       for (size_t I = 0; I < NGot; ++I)
@@ -1246,7 +826,7 @@ struct Evaluator {
     int Variant = int(N.Code[0]);
     const Scalar *Seed = N.Consts.empty() ? nullptr : &N.Consts[0];
     std::vector<int> From;
-    auto Totals = gatherScalars(N.Type, localTotal(F, In), From);
+    auto Totals = X.gatherScalars(N.Type, localTotal(F, In), From);
     // The totals before this rank (left) or after it (right).
     size_t Before = 0;
     while (Before < From.size() && From[Before] < R.Rank)
@@ -1333,7 +913,7 @@ struct Evaluator {
       else
         Failure = llvm::toString(A.takeError());
     }
-    agree(Failure.empty() ? nullptr : &Failure);
+    X.agree(Failure.empty() ? nullptr : &Failure);
     return Out;
   }
 
@@ -1404,7 +984,7 @@ struct Evaluator {
       std::shared_ptr<rt::Array> Mine = materialize(V);
       Block.push_back(V.Whole ? viewRows(Mine, S, Own) : Mine);
       Got.push_back(V.Whole ? pickRows(Mine, Want)
-                            : fetchRows(Mine, V.L, V.Global, V.Type, Want));
+                            : X.fetchRows(Mine, V.L, V.Global, V.Type, Want));
     }
     std::vector<NodeRef> Arrays = fnArraysWhole(N);
     // The stencil over arrays whose rows are the pieces Of(W) gives.
@@ -1545,7 +1125,7 @@ DArray Runtime::scatter(const detail::ArrayHandle &Whole, int Root) {
   }
   Evaluator Ev(*this);
   Layout L = Layout::even(Sh.extent(0), Size);
-  auto Mine = Ev.fetchRows(Rank == Root ? Whole.shared() : nullptr,
+  auto Mine = Ev.X.fetchRows(Rank == Root ? Whole.shared() : nullptr,
                            Layout::onRank(Sh.extent(0), Root, Size), Sh, T,
                            {{L.start(Rank), L.start(Rank + 1)}});
   return make(Array<>(Mine), Sh, L, false);
@@ -1604,7 +1184,7 @@ Array<> Runtime::gather(const DArray &A, int Root) {
   if (A.whole())
     return Rank == Root ? A.local() : Array<>();
   Evaluator Ev(*this);
-  auto Out = Ev.fetchRows(A.local().shared(), A.layout(), A.shape(), A.type(),
+  auto Out = Ev.X.fetchRows(A.local().shared(), A.layout(), A.shape(), A.type(),
                           Rank == Root
                               ? std::vector<std::pair<int64_t, int64_t>>{{0, A.shape().extent(0)}}
                               : std::vector<std::pair<int64_t, int64_t>>{});
@@ -1615,7 +1195,7 @@ Array<> Runtime::allgather(const DArray &A) {
   if (A.whole())
     return A.local();
   Evaluator Ev(*this);
-  return Array<>(Ev.fetchRows(A.local().shared(), A.layout(), A.shape(),
+  return Array<>(Ev.X.fetchRows(A.local().shared(), A.layout(), A.shape(),
                               A.type(), {{0, A.shape().extent(0)}}));
 }
 
