@@ -27,8 +27,10 @@
 //    result, which folds them in rank order (foldSegVector).
 //  - reverse, transpose, backpermute, transform, permute: elements are
 //    routed to and from the ranks that hold them (routed, permuted).
-//  - everything else (slices, cuts, concat, filter, segmented scans of a
-//    vector, ...): its operands are gathered whole on every rank,
+//  - take, drop, init, tail and concat of arrays of rank 2 or more (along
+//    the rows), enumFromN of integers: on each rank's rows.
+//  - everything else (slices, cuts of a vector, filter, segmented scans of
+//    a vector, ...): its operands are gathered whole on every rank,
 //    which all compute the whole result (replicated), counted in
 //    Stats::Replicated.
 //
@@ -318,6 +320,18 @@ struct Evaluator {
       return replicated(N);
     case Op::Reshape:
       return {reshaped(N)};
+    case Op::Cut:
+    case Op::Concat:
+      if (cutsRows(N))
+        return {rowsProducer(N)};
+      return replicated(N);
+    case Op::EnumFromN:
+      if (N.Sh.rank() >= 1 && !N.Type.isTuple() &&
+          N.Type.field(0) != ScalarKind::F16 &&
+          N.Type.field(0) != ScalarKind::F32 &&
+          N.Type.field(0) != ScalarKind::F64)
+        return {enumerated(N)};
+      return replicated(N);
     case Op::Reverse:
     case Op::Transpose:
     case Op::Backpermute:
@@ -433,6 +447,68 @@ struct Evaluator {
     if (!E.error().empty())
       throw ArrayError(E.error());
     return distributed(N.Type, N.Sh, L, E);
+  }
+
+  /// Whether N (take, drop, init, tail, concat: along the innermost
+  /// dimension) keeps each row a row: an array of rank 2 or more, a
+  /// distributed operand, and for concat operands of the same rows.
+  bool cutsRows(const Node &N) {
+    if (N.Sh.rank() < 2)
+      return false;
+    bool Any = false;
+    for (const NodeRef &K : N.Kids) {
+      Any |= !one(K).Whole;
+      if (K->Sh.extent(0) != N.Sh.extent(0))
+        return false;
+    }
+    return Any;
+  }
+
+  /// N over this rank's rows of its operands, which it reads row for row.
+  Val rowsProducer(const Node &N) {
+    std::vector<Val> In;
+    for (const NodeRef &K : N.Kids)
+      In.push_back(one(K));
+    Layout L = Layout::even(N.Sh.extent(0), R.Size);
+    for (const Val &V : In)
+      if (!V.Whole) {
+        L = V.L;
+        break;
+      }
+    std::vector<NodeRef> Kids;
+    for (Val &V : In)
+      Kids.push_back(rowsIn(V, L).node());
+    return distributed(N.Type, N.Sh, L,
+                       Acc(cloneWith(N, Kids, localShape(N.Sh, L))));
+  }
+
+  /// enumFromN of integers: this rank's rows start from the start plus the
+  /// position of its first element, in the element type's wrapping
+  /// arithmetic, which is what the kernel computes for every element.
+  Val enumerated(const Node &N) {
+    Layout L = Layout::even(N.Sh.extent(0), R.Size);
+    uint64_t Off = uint64_t(L.start(R.Rank)) * uint64_t(rowElems(N.Sh));
+    const Scalar &Start = N.Consts[0];
+    auto Shifted = [&](auto Zero) -> Scalar {
+      using T = decltype(Zero);
+      using U = std::make_unsigned_t<T>;
+      return Scalar(T(U(Start.get<T>()) + U(Off)));
+    };
+    Scalar First = Start;
+    switch (N.Type.field(0)) {
+    case ScalarKind::I8: First = Shifted(int8_t()); break;
+    case ScalarKind::I16: First = Shifted(int16_t()); break;
+    case ScalarKind::I32: First = Shifted(int32_t()); break;
+    case ScalarKind::I64: First = Shifted(int64_t()); break;
+    case ScalarKind::U8: First = Shifted(uint8_t()); break;
+    case ScalarKind::U16: First = Shifted(uint16_t()); break;
+    case ScalarKind::U32: First = Shifted(uint32_t()); break;
+    case ScalarKind::U64: First = Shifted(uint64_t()); break;
+    default: llvm_unreachable("enumerated: not an integer");
+    }
+    auto C = cloneWith(N, {}, localShape(N.Sh, L));
+    C->Consts = {First};
+    return distributed(N.Type, N.Sh, L, Acc(C));
   }
 
   /// A reshape to a vector keeps each rank's elements where they are.

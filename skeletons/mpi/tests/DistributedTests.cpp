@@ -424,8 +424,13 @@ TEST_CASE("the rest of the language: more operands, more results") {
     same(Name("take and drop"),
          [](auto &In) { return drop(2, take(std::max<int64_t>(0, In[0].shape().extent(0) - 1), In[0])); },
          {ints({N})}, 1e-5, Way::Whole);
-    same(Name("enumFromN"), [&](auto &) { return enumFromN({N}, Scalar(int32_t(7))); },
-         {}, 1e-5, Way::Whole);
+    same(Name("enumFromN of integers"),
+         [&](auto &) { return enumFromN({N}, Scalar(int32_t(7))); }, {});
+    same(Name("enumFromN wrapping around"),
+         [&](auto &) { return enumFromN({N}, Scalar(uint8_t(250))); }, {});
+    same(Name("enumFromN of floats"),
+         [&](auto &) { return enumFromN({N}, Scalar(0.5f)); }, {}, 1e-5,
+         Way::Whole);
     same(Name("filter"), [&](auto &In) { return filter(Pos, In[0]); }, {ints({N})},
          1e-5, Way::Whole);
     same(Name("compact"),
@@ -465,6 +470,17 @@ TEST_CASE("the rest of the language: more operands, more results") {
          {ints({Rows, 6})});
     same(Name("slice of a row"), [](auto &In) { return slice(In[0], 0); },
          {ints({Rows, 6})}, 1e-5, Way::Whole);
+    same(Name("take and drop of rows"),
+         [](auto &In) { return drop(1, take(4, In[0])); }, {ints({Rows, 6})});
+    same(Name("init and tail of rows"),
+         [](auto &In) { return map(LLQ_FN("i32 (i32 %x)", "%r = add i32 %x, 1"),
+                                   tail(init(In[0]))); },
+         {ints({Rows, 6})});
+    same(Name("concat of rows"),
+         [](auto &In) { return concat(In[0], map(LLQ_FN("i32 (i32 %x)", "%r = mul i32 %x, 3"), In[1])); },
+         {ints({Rows, 6}), ints({Rows, 2}, 9)});
+    same(Name("enumFromN of a matrix"),
+         [&](auto &) { return enumFromN({Rows, 6}, Scalar(int64_t(-40))); }, {});
   }
 }
 
