@@ -325,7 +325,6 @@ TEST_CASE("reverse, transpose, backpermute, transform and permute route "
       %a = insertvalue { i64, i64 } undef, i64 %j, 0
       %r = insertvalue { i64, i64 } %a, i64 %i, 1)");
   Fn Twice = LLQ_FN("i32 (i32 %x)", "%r = mul i32 %x, 2");
-  Fn Mod = LLQ_FN("i64 (i64 %i, i64 %m)", "%r = urem i64 %i, %m");
   Fn Hist = LLQ_FN("i64 (i64 %i, array<i32> %xs)", R"(
       %x = call i32 @xs(i64 %i)
       %a = and i32 %x, 15
@@ -362,7 +361,6 @@ TEST_CASE("reverse, transpose, backpermute, transform and permute route "
            return permute(addI(), fill({5}, Scalar(100)), Some, In[0]);
          },
          {ints({N})});
-    (void)Mod;
   }
   for (int64_t Rows : RowCounts) {
     same(fmt::format("transpose {}x3", Rows),
