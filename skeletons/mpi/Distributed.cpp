@@ -861,8 +861,9 @@ struct Evaluator {
     std::vector<size_t> Order(NGot);
     for (size_t I = 0; I < NGot; ++I)
       Order[I] = I;
-    std::stable_sort(Order.begin(), Order.end(),
-                     [&](size_t A, size_t B) { return Id[A] < Id[B]; });
+    std::sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+      return Id[A] != Id[B] ? Id[A] < Id[B] : A < B;
+    });
     int64_t OS = OutL.start(R.Rank), OE = OutL.start(R.Rank + 1);
     std::vector<int64_t> PerSeg(size_t(OE - OS), 0);
     for (size_t I = 0; I < NGot; ++I)
