@@ -328,35 +328,41 @@ Acc makeFoldSeg(const char *Name, const Fn &F, const Scalar *Seed,
 
 } // namespace
 
-llvm::Error llq::detail::segmentsOf(Launch &L, const Node &S, int64_t Inner,
-                                    bool AllowEmpty, int64_t *&Offs,
-                                    int64_t *&Lens) {
-  const Node &N = L.root();
-  int64_t NSeg = S.Sh.size();
-  Offs = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
-  Lens = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
+llvm::Error llq::detail::readSegments(const char *Name, const rt::Array &S,
+                                      int64_t Inner, bool AllowEmpty,
+                                      int64_t *Offs, int64_t *Lens) {
+  int64_t NSeg = S.size();
   int64_t Sum = 0;
   for (int64_t I = 0; I < NSeg; ++I) {
-    int64_t Len = S.Type.field(0) == ScalarKind::I64
-                      ? static_cast<const int64_t *>(S.Data->data(0))[I]
-                      : static_cast<const int32_t *>(S.Data->data(0))[I];
+    int64_t Len = S.type().field(0) == ScalarKind::I64
+                      ? static_cast<const int64_t *>(S.data(0))[I]
+                      : static_cast<const int32_t *>(S.data(0))[I];
     if (Len < 0)
-      return failure(fmt::format("{}: segment {} has length {}", N.Name, I,
+      return failure(fmt::format("{}: segment {} has length {}", Name, I,
                                  Len));
     if (Len == 0 && !AllowEmpty)
       return failure(fmt::format("{}: segment {} is empty, and {} has no "
                                  "seed",
-                                 N.Name, I, N.Name));
+                                 Name, I, Name));
     Offs[I] = Sum;
     Lens[I] = Len;
     if (__builtin_add_overflow(Sum, Len, &Sum))
-      return failure(fmt::format("{}: the segment lengths overflow", N.Name));
+      return failure(fmt::format("{}: the segment lengths overflow", Name));
   }
   if (Sum != Inner)
     return failure(fmt::format("{}: the segments add up to {}, but the "
                                "innermost dimension has {} elements",
-                               N.Name, Sum, Inner));
+                               Name, Sum, Inner));
   return llvm::Error::success();
+}
+
+llvm::Error llq::detail::segmentsOf(Launch &L, const Node &S, int64_t Inner,
+                                    bool AllowEmpty, int64_t *&Offs,
+                                    int64_t *&Lens) {
+  int64_t NSeg = S.Sh.size();
+  Offs = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
+  Lens = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
+  return readSegments(L.root().Name, *S.Data, Inner, AllowEmpty, Offs, Lens);
 }
 
 Acc llq::fold(const Fn &F, const Scalar &Seed, const Acc &A) {

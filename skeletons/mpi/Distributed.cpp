@@ -656,38 +656,22 @@ struct Evaluator {
     size_t Sent = 0;
     for (int C : Counts)
       Sent += size_t(C);
-    std::vector<int64_t> Place(Sent);
-    std::vector<size_t> From(Sent);
+    std::vector<int64_t> Place(Sent), From(Sent);
     for (size_t K = 0; K < Targets.size(); ++K) {
       if (Targets[K] < 0)
         continue;
       int O = Exchange::ownerOf(L, Targets[K] / Row);
       size_t P = size_t(At[size_t(O)]++);
       Place[P] = Targets[K] - L.start(O) * Row;
-      From[P] = K;
+      From[P] = int64_t(K);
     }
     std::vector<int> RecvCounts = X.exchangeCounts(Counts);
-    size_t NGot = 0;
-    for (int C : RecvCounts)
-      NGot += size_t(C);
-    std::vector<std::byte> Places =
-        X.alltoallv(reinterpret_cast<const std::byte *>(Place.data()), 8,
-                  Counts, RecvCounts);
-    auto Where = newArray(ElemType::scalar(ScalarKind::I64),
-                          *Shape::make({int64_t(NGot)}));
-    std::memcpy(Where->data(0), Places.data(), NGot * 8);
-    auto Vals = newArray(Src.Type, *Shape::make({int64_t(NGot)}));
-    for (size_t F = 0; F < Src.Type.numFields(); ++F) {
-      size_t B = rt::byteSize(Src.Type.field(F));
-      std::vector<std::byte> Send(Sent * B + 1);
-      for (size_t P = 0; P < Sent; ++P)
-        std::memcpy(Send.data() + P * B,
-                    static_cast<const std::byte *>(Values->data(F)) +
-                        From[P] * B,
-                    B);
-      std::vector<std::byte> Got = X.alltoallv(Send.data(), B, Counts, RecvCounts);
-      std::memcpy(Vals->data(F), Got.data(), NGot * B);
-    }
+    rt::Array Places = std::move(
+        *rt::Array::wrap(*Shape::make({int64_t(Sent)}), Place.data()));
+    auto Where = X.sendElements(ElemType::scalar(ScalarKind::I64), &Places,
+                                nullptr, Counts, RecvCounts);
+    auto Vals =
+        X.sendElements(Src.Type, Values.get(), &From, Counts, RecvCounts);
     ++R.St.Exchanges;
     static const Fn Placed("i64 (i64 %k, array<i64> %at)",
                            "%r = call i64 @at(i64 %k)", __FILE__, __LINE__);
@@ -804,25 +788,11 @@ struct Evaluator {
     int64_t NSeg = SegA->size(), Len = In.Global.extent(0);
     // The segments' offsets, checked here as the skeleton checks them: the
     // same on every rank, so every rank throws the same error.
-    std::vector<int64_t> Off(size_t(NSeg) + 1, 0);
-    for (int64_t K = 0; K < NSeg; ++K) {
-      int64_t L = SegA->type().field(0) == ScalarKind::I64
-                      ? static_cast<const int64_t *>(SegA->data(0))[K]
-                      : static_cast<const int32_t *>(SegA->data(0))[K];
-      if (L < 0)
-        throw ArrayError(
-            fmt::format("{}: segment {} has length {}", N.Name, K, L));
-      if (L == 0 && !Seed)
-        throw ArrayError(fmt::format(
-            "{}: segment {} is empty, and {} has no seed", N.Name, K, N.Name));
-      if (__builtin_add_overflow(Off[size_t(K)], L, &Off[size_t(K) + 1]))
-        throw ArrayError(
-            fmt::format("{}: the segment lengths overflow", N.Name));
-    }
-    if (Off.back() != Len)
-      throw ArrayError(fmt::format("{}: the segments add up to {}, but the "
-                                   "innermost dimension has {} elements",
-                                   N.Name, Off.back(), Len));
+    std::vector<int64_t> Off(static_cast<size_t>(NSeg) + 1, Len),
+        Lens(static_cast<size_t>(NSeg));
+    if (llvm::Error Err = readSegments(N.Name, *SegA, Len, Seed != nullptr,
+                                       Off.data(), Lens.data()))
+      throw ArrayError(llvm::toString(std::move(Err)));
     // The pieces here: (segment, elements here), segments in order.
     int64_t S = In.L.start(R.Rank), E = In.L.start(R.Rank + 1);
     std::vector<int64_t> PieceSeg, PieceLen;
@@ -868,16 +838,8 @@ struct Evaluator {
     std::vector<int64_t> PerSeg(size_t(OE - OS), 0);
     for (size_t I = 0; I < NGot; ++I)
       ++PerSeg[size_t(Id[I] - OS)];
-    auto Vals = newArray(N.Type, *Shape::make({int64_t(NGot)}));
-    for (size_t F2 = 0; F2 < N.Type.numFields(); ++F2) {
-      size_t B = rt::byteSize(N.Type.field(F2));
-      std::vector<std::byte> Got = X.alltoallv(
-          Parts ? static_cast<const std::byte *>(Parts->data(F2)) : nullptr, B,
-          Counts, RecvCounts);
-      for (size_t I = 0; I < NGot; ++I)
-        std::memcpy(static_cast<std::byte *>(Vals->data(F2)) + I * B,
-                    Got.data() + Order[I] * B, B);
-    }
+    auto Vals = X.sendElements(N.Type, Parts.get(), nullptr, Counts,
+                               RecvCounts, &Order);
     ++R.St.Exchanges;
     Acc Counted = use(std::make_shared<rt::Array>(
         std::move(*rt::Array::fromVector(*Shape::make({OE - OS}), PerSeg))));

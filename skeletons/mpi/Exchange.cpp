@@ -378,22 +378,50 @@ Exchange::fetchElements(const std::shared_ptr<rt::Array> &Mine, const Layout &L,
   size_t NAsked = 0;
   for (int C : RecvCounts)
     NAsked += size_t(C);
+  // The answers: the asked elements, by their place in this rank's rows.
   const int64_t *Idx = reinterpret_cast<const int64_t *>(Asked.data());
   int64_t Base = L.start(Rank) * Row;
-  auto Out = newArray(T, *Shape::make({int64_t(Want.size())}));
+  std::vector<int64_t> Here(NAsked);
+  for (size_t K = 0; K < NAsked; ++K)
+    Here[K] = Idx[K] - Base;
+  auto Out = sendElements(T, Mine.get(), &Here, RecvCounts, Counts, &Slot);
+  ++St.Exchanges;
+  return Out;
+}
+
+std::shared_ptr<rt::Array>
+Exchange::sendElements(const ElemType &T, const rt::Array *Values,
+                       const std::vector<int64_t> *Pick,
+                       const std::vector<int> &Counts,
+                       const std::vector<int> &RecvCounts,
+                       const std::vector<size_t> *Gather) {
+  size_t Sent = 0, Got = 0;
+  for (int C : Counts)
+    Sent += size_t(C);
+  for (int C : RecvCounts)
+    Got += size_t(C);
+  size_t NOut = Gather ? Gather->size() : Got;
+  auto Out = newArray(T, *Shape::make({int64_t(NOut)}));
   for (size_t F = 0; F < T.numFields(); ++F) {
     size_t B = rt::byteSize(T.field(F));
-    std::vector<std::byte> Reply(NAsked * B + 1);
     const std::byte *Src =
-        Mine ? static_cast<const std::byte *>(Mine->data(F)) : nullptr;
-    for (size_t K = 0; K < NAsked; ++K)
-      std::memcpy(Reply.data() + K * B, Src + size_t(Idx[K] - Base) * B, B);
-    std::vector<std::byte> Got = alltoallv(Reply.data(), B, RecvCounts, Counts);
+        Values ? static_cast<const std::byte *>(Values->data(F)) : nullptr;
+    std::vector<std::byte> Picked;
+    if (Pick) {
+      Picked.resize(Sent * B + 1);
+      for (size_t K = 0; K < Sent; ++K)
+        std::memcpy(Picked.data() + K * B, Src + size_t((*Pick)[K]) * B, B);
+      Src = Picked.data();
+    }
+    std::vector<std::byte> Arrived = alltoallv(Src, B, Counts, RecvCounts);
     std::byte *Dst = static_cast<std::byte *>(Out->data(F));
-    for (size_t K = 0; K < Want.size(); ++K)
-      std::memcpy(Dst + K * B, Got.data() + Slot[K] * B, B);
+    if (!Gather) {
+      std::memcpy(Dst, Arrived.data(), Got * B);
+      continue;
+    }
+    for (size_t K = 0; K < NOut; ++K)
+      std::memcpy(Dst + K * B, Arrived.data() + (*Gather)[K] * B, B);
   }
-  ++St.Exchanges;
   return Out;
 }
 

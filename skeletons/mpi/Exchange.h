@@ -72,6 +72,17 @@ public:
   std::vector<std::byte> alltoallv(const std::byte *Items, size_t ElemBytes,
                                    const std::vector<int> &Counts,
                                    const std::vector<int> &RecvCounts);
+  /// Sends elements of Values (of type T) to the ranks, Counts to each in
+  /// rank order: the elements at positions *Pick, in order, or with no
+  /// Pick the first ones in order. Returns what arrives (RecvCounts from
+  /// each) as a vector of T: element I is the (*Gather)[I]-th to arrive,
+  /// or with no Gather all of them in their order of arrival.
+  std::shared_ptr<rt::Array>
+  sendElements(const ElemType &T, const rt::Array *Values,
+               const std::vector<int64_t> *Pick,
+               const std::vector<int> &Counts,
+               const std::vector<int> &RecvCounts,
+               const std::vector<size_t> *Gather = nullptr);
   /// The one-element arrays Mine of every rank (none where null), in rank
   /// order, as a vector of T; FromRank says which rank gave each.
   std::shared_ptr<rt::Array> gatherScalars(const ElemType &T,

@@ -499,9 +499,14 @@ Code foldRange(KernelGen &G, const Code &Elem, const Operand &X,
                const Operand &First, const Operand &Last,
                const std::string &Into);
 
-/// Reads a segment descriptor (a manifest vector of i32 or i64 lengths)
-/// into scratch offsets and lengths; checks that no length is negative,
-/// that none is empty unless AllowEmpty, and that they add up to Inner.
+/// Reads a segment descriptor S (a vector of i32 or i64 lengths) into
+/// Offs and Lens (S.size() each); checks that no length is negative, that
+/// none is empty unless AllowEmpty, and that they add up to Inner. The
+/// errors name the operation Name.
+llvm::Error readSegments(const char *Name, const rt::Array &S, int64_t Inner,
+                         bool AllowEmpty, int64_t *Offs, int64_t *Lens);
+/// readSegments of the manifest segment descriptor Segs of L's operation,
+/// into scratch offsets and lengths.
 llvm::Error segmentsOf(Launch &L, const Node &Segs, int64_t Inner,
                        bool AllowEmpty, int64_t *&Offs, int64_t *&Lens);
 
