@@ -220,6 +220,23 @@ struct Evaluator {
     V.Local = std::move(Local);
     return V;
   }
+  /// The layout of an operation's result of Rows rows over the operands
+  /// In: the first distributed operand's, else an even split.
+  Layout layoutOf(const std::vector<Val> &In, int64_t Rows) {
+    for (const Val &V : In)
+      if (!V.Whole)
+        return V.L;
+    return Layout::even(Rows, R.Size);
+  }
+  /// Output I of the multi-output consumer C, of type T and shape Sh.
+  static NodeRef selectOf(const std::shared_ptr<Node> &C, size_t I,
+                          const ElemType &T, const Shape &Sh) {
+    auto S = makeNode(Op::Select, C->Name, {C});
+    S->Code = {int64_t(I)};
+    S->Type = T;
+    S->Sh = Sh;
+    return S;
+  }
   /// Rows of Sh here under L.
   Shape localShape(const Shape &Sh, const Layout &L) {
     return withRows(Sh, L.rowsOf(R.Rank));
@@ -363,22 +380,13 @@ struct Evaluator {
     if (!AllWhole || N.Kids.empty())
       ++R.St.Replicated;
     auto C = cloneWith(N, Kids, N.Sh);
+    if (N.OutTypes.size() <= 1)
+      return {wholeVal(N.Type, N.Sh, Acc(C))};
     std::vector<Val> Out;
-    if (N.K != Op::Consumer) {
-      Out.push_back(wholeVal(N.Type, N.Sh, Acc(C)));
-      return Out;
-    }
-    for (size_t I = 0; I < std::max<size_t>(1, N.OutTypes.size()); ++I) {
-      if (N.OutTypes.size() <= 1) {
-        Out.push_back(wholeVal(N.Type, N.Sh, Acc(C)));
-      } else {
-        auto S = makeNode(Op::Select, C->Name, {C});
-        S->Code = {int64_t(I)};
-        S->Type = N.OutTypes[I];
-        S->Sh = N.OutShapes[I];
-        Out.push_back(wholeVal(S->Type, S->Sh, Acc(S)));
-      }
-    }
+    for (size_t I = 0; I < N.OutTypes.size(); ++I)
+      Out.push_back(wholeVal(N.OutTypes[I], N.OutShapes[I],
+                             Acc(selectOf(C, I, N.OutTypes[I],
+                                          N.OutShapes[I]))));
     return Out;
   }
 
@@ -397,12 +405,7 @@ struct Evaluator {
       Kids.insert(Kids.end(), Arrays.begin(), Arrays.end());
       return wholeVal(N.Type, N.Sh, Acc(cloneWith(N, Kids, N.Sh)));
     }
-    Layout L = Layout::even(N.Sh.extent(0), R.Size);
-    for (const Val &V : In)
-      if (!V.Whole) {
-        L = V.L;
-        break;
-      }
+    Layout L = layoutOf(In, N.Sh.extent(0));
     std::vector<Acc> Kids;
     for (Val &V : In)
       Kids.push_back(rowsIn(V, L));
@@ -469,12 +472,7 @@ struct Evaluator {
     std::vector<Val> In;
     for (const NodeRef &K : N.Kids)
       In.push_back(one(K));
-    Layout L = Layout::even(N.Sh.extent(0), R.Size);
-    for (const Val &V : In)
-      if (!V.Whole) {
-        L = V.L;
-        break;
-      }
+    Layout L = layoutOf(In, N.Sh.extent(0));
     std::vector<NodeRef> Kids;
     for (Val &V : In)
       Kids.push_back(rowsIn(V, L).node());
@@ -631,9 +629,8 @@ struct Evaluator {
   Val permuted(const Node &N) {
     Val Def = one(N.Kids[0]), Src = one(N.Kids[1]);
     std::vector<NodeRef> Arrays = fnArraysWhole(N);
-    Layout L = Def.Whole ? Layout::even(N.Sh.extent(0), R.Size) : Def.L;
-    Layout SL =
-        Src.Whole ? Layout::even(Src.Global.extent(0), R.Size) : Src.L;
+    Layout L = layoutOf({Def}, N.Sh.extent(0));
+    Layout SL = layoutOf({Src}, Src.Global.extent(0));
     Acc DefRows = rowsIn(Def, L), SrcRows = rowsIn(Src, SL);
     int64_t SS = SL.start(R.Rank), SE = SL.start(R.Rank + 1);
     Val SrcHere = distributed(Src.Type, Src.Global, SL, SrcRows);
@@ -718,7 +715,7 @@ struct Evaluator {
   /// lengths, which apply to every row) whole.
   std::vector<Val> byRowsMulti(const Node &N) {
     Val In = one(N.Kids[0]);
-    Layout L = In.Whole ? Layout::even(In.Global.extent(0), R.Size) : In.L;
+    Layout L = layoutOf({In}, In.Global.extent(0));
     std::vector<NodeRef> Kids = {rowsIn(In, L).node()};
     for (size_t K = 1; K < N.Kids.size(); ++K)
       Kids.push_back(wholeArray(N.Kids[K]));
@@ -730,11 +727,7 @@ struct Evaluator {
       NodeRef Part = C;
       if (N.OutTypes.size() > 1) {
         C->OutShapes[I] = LocalI;
-        auto S = makeNode(Op::Select, C->Name, {C});
-        S->Code = {int64_t(I)};
-        S->Type = N.OutTypes[I];
-        S->Sh = LocalI;
-        Part = S;
+        Part = selectOf(C, I, N.OutTypes[I], LocalI);
       }
       Out.push_back(distributed(N.OutTypes[I], N.OutShapes[I], L, Acc(Part)));
     }
@@ -970,14 +963,10 @@ struct Evaluator {
     unsigned Rank = unsigned(N.Code[4]);
     for (unsigned W = 0; W < N.NumInputs; ++W)
       Rad = std::max(Rad, N.Code[5 + W * Rank] / 2);
-    Layout L = Layout::even(Rows, R.Size);
-    for (unsigned W = 0; W < N.NumInputs; ++W) {
-      Val V = one(N.Kids[W]);
-      if (!V.Whole) {
-        L = V.L;
-        break;
-      }
-    }
+    std::vector<Val> In;
+    for (unsigned W = 0; W < N.NumInputs; ++W)
+      In.push_back(one(N.Kids[W]));
+    Layout L = layoutOf(In, Rows);
     int64_t S = L.start(R.Rank), E = L.start(R.Rank + 1), Own = E - S;
     bool Wrap = N.Code[0] == Boundary::Wrap;
     using Ranges = std::vector<std::pair<int64_t, int64_t>>;
@@ -1018,8 +1007,7 @@ struct Evaluator {
     Want.insert(Want.end(), Bottom.begin(), Bottom.end());
     // For each array: its rows here, and what was fetched.
     std::vector<std::shared_ptr<rt::Array>> Block, Got;
-    for (unsigned W = 0; W < N.NumInputs; ++W) {
-      Val V = one(N.Kids[W]);
+    for (Val &V : In) {
       std::shared_ptr<rt::Array> Mine = materialize(V);
       Block.push_back(V.Whole ? viewRows(Mine, S, Own) : Mine);
       Got.push_back(V.Whole ? pickRows(Mine, Want)
