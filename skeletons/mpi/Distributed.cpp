@@ -1009,7 +1009,11 @@ struct Evaluator {
     std::vector<std::shared_ptr<rt::Array>> Block, Got;
     for (Val &V : In) {
       std::shared_ptr<rt::Array> Mine = materialize(V);
-      Block.push_back(V.Whole ? viewRows(Mine, S, Own) : Mine);
+      // An array laid out otherwise than L has other rows here: fetch L's.
+      Block.push_back(V.Whole  ? viewRows(Mine, S, Own)
+                      : V.L == L ? Mine
+                                 : X.fetchRows(Mine, V.L, V.Global, V.Type,
+                                               {{S, E}}));
       Got.push_back(V.Whole ? pickRows(Mine, Want)
                             : X.fetchRows(Mine, V.L, V.Global, V.Type, Want));
     }

@@ -418,6 +418,14 @@ TEST_CASE("the rest of the language: more operands, more results") {
     same(Name("fold with a function of two folds"),
          [&](auto &In) { return foldAll(Mul, Scalar(1), zipWith(Mul, In[0], In[1])); },
          {ints({N}), ints({N}, 3)});
+    // The second array laid out otherwise (scanl's extra element sits on
+    // the last rank): its rows here are fetched, not taken as they are.
+    same(Name("stencil2 of arrays laid out differently"),
+         [&](auto &In) {
+           return stencil2(Diff2, {3}, Boundary::clamp(), In[0], {3},
+                           Boundary::mirror(), scanl(addF(), 0.5f, In[1]));
+         },
+         {floats({N + 1}), floats({N}, 4)}, 1e-4);
     // Whole on every rank: cuts, joins and reshapes of the rows.
     same(Name("take and drop"),
          [](auto &In) { return drop(2, take(std::max<int64_t>(0, In[0].shape().extent(0) - 1), In[0])); },
