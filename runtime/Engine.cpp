@@ -935,20 +935,24 @@ Engine::buildObject(Module &M, const std::string &Key, KernelOptions Options,
   // The module's name is its key: that is how DiskObjectCache, an
   // llvm::ObjectCache that sees only the module, finds its entry.
   M.setModuleIdentifier(Key);
-  std::optional<CompileLock> Lock;
-  for (int Try = 0; Disk && Try < 2; ++Try) {
-    if (std::unique_ptr<MemoryBuffer> Obj = Disk->getObject(&M)) {
+  auto FromDisk = [&]() -> std::unique_ptr<MemoryBuffer> {
+    std::unique_ptr<MemoryBuffer> Obj = Disk ? Disk->getObject(&M) : nullptr;
+    if (Obj) {
       ++DiskHits;
       Origin = KernelOrigin::DiskCache;
+    }
+    return Obj;
+  };
+  if (std::unique_ptr<MemoryBuffer> Obj = FromDisk())
+    return Obj;
+  // Missed: wait for whoever compiles it now, and look again. The lock is
+  // held until this compile has written its entry.
+  std::optional<CompileLock> Lock;
+  if (Disk && !Disk->writesOff()) {
+    (void)sys::fs::create_directories(Disk->directory());
+    Lock.emplace(Disk->entryPath(Key) + ".lock");
+    if (std::unique_ptr<MemoryBuffer> Obj = FromDisk())
       return Obj;
-    }
-    // Missed: wait for whoever compiles it now, and look again.
-    if (!Lock && !Disk->writesOff()) {
-      (void)sys::fs::create_directories(Disk->directory());
-      Lock.emplace(Disk->entryPath(Key) + ".lock");
-    }
-    else
-      break;
   }
   if (Error Err = checkIntrinsics(M, Triple(TripleName)))
     return Err;
