@@ -26,25 +26,25 @@ static int example(const Options &O) {
                     Next = llq::fromVector({H, W}, U);
   uint64_t Compiled = 0;
   auto Check = [&](const llq::Array<> &Result) {
-  std::vector<float> Got = Result.as<float>().toVector();
-  auto At = [&](const std::vector<float> &V, int64_t I, int64_t J) {
-    return I < 0 || J < 0 || I >= H || J >= W ? 1.0f : V[size_t(I * W + J)];
-  };
-  for (int64_t K = 0; K < Steps; ++K) {
-    std::vector<float> Next(U.size());
-    for (int64_t I = 0; I < H; ++I)
-      for (int64_t J = 0; J < W; ++J)
-        Next[size_t(I * W + J)] =
-            ((At(U, I - 1, J) + At(U, I + 1, J)) + (At(U, I, J - 1) + At(U, I, J + 1))) * 0.25f;
-    U.swap(Next);
-  }
-  double MaxErr = 0;
-  for (size_t I = 0; I < U.size(); ++I)
-    MaxErr = std::max(MaxErr, std::fabs(double(Got[I]) - U[I]));
-  bool Ok = MaxErr == 0 && Compiled <= 1;
-  fmt::print("jacobi {}x{}, {} steps, {} kernel(s) compiled: max error {:.3g} {}\n",
-             W, H, Steps, Compiled, MaxErr, Ok ? "ok" : "MISMATCH");
-  return Ok ? 0 : 1;
+    std::vector<float> Got = Result.as<float>().toVector();
+    auto At = [&](const std::vector<float> &V, int64_t I, int64_t J) {
+      return I < 0 || J < 0 || I >= H || J >= W ? 1.0f : V[size_t(I * W + J)];
+    };
+    for (int64_t K = 0; K < Steps; ++K) {
+      std::vector<float> Next(U.size());
+      for (int64_t I = 0; I < H; ++I)
+        for (int64_t J = 0; J < W; ++J)
+          Next[size_t(I * W + J)] =
+              ((At(U, I - 1, J) + At(U, I + 1, J)) + (At(U, I, J - 1) + At(U, I, J + 1))) * 0.25f;
+      U.swap(Next);
+    }
+    double MaxErr = 0;
+    for (size_t I = 0; I < U.size(); ++I)
+      MaxErr = std::max(MaxErr, std::fabs(double(Got[I]) - U[I]));
+    bool Ok = MaxErr == 0 && Compiled <= 1;
+    fmt::print("jacobi {}x{}, {} steps, {} kernel(s) compiled: max error {:.3g} {}\n",
+               W, H, Steps, Compiled, MaxErr, Ok ? "ok" : "MISMATCH");
+    return Ok ? 0 : 1;
   };
   if (O.get("mpi", 0))
     return runOnRanks(
