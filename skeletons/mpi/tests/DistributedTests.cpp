@@ -172,6 +172,9 @@ TEST_CASE("element-wise operations and their fusion") {
     same(fmt::format("zip and field {}", N),
          [&](auto &In) { return snd(zip(In[0], map(Sq, In[1]))); },
          {ints({N}), floats({N}, 2)});
+    same(fmt::format("fst {}", N),
+         [&](auto &In) { return fst(zip(In[0], In[1])); },
+         {ints({N}), floats({N}, 2)});
     same(fmt::format("fill plus {}", N),
          [&](auto &In) { return zipWith(addI(), fill({N}, Scalar(7)), In[0]); },
          {ints({N})});
