@@ -79,6 +79,10 @@ const Template StoreField = LLQ_HYGIENIC_INSTRS(R"(
   %p = getelementptr $type:mem, ptr $opr:buf, i64 $opr:ix
   store $type:mem $opr:v, ptr %p
 )");
+const Template StoreFieldNonTemporal = LLQ_HYGIENIC_INSTRS(R"(
+  %p = getelementptr $type:mem, ptr $opr:buf, i64 $opr:ix
+  store $type:mem $opr:v, ptr %p, !nontemporal !{i32 1}
+)");
 const Template StoreBool = LLQ_HYGIENIC_INSTRS(R"(
   %z = zext i1 $opr:v to i8
   %p = getelementptr i8, ptr $opr:buf, i64 $opr:ix
@@ -445,7 +449,8 @@ Operand KernelGen::extractField(Code &Out, llvm::Type *Tuple,
 }
 
 void KernelGen::store(const ElemType &T, const std::vector<Operand> &Bufs,
-                      const Operand &V, const Operand &L, Code &Out) {
+                      const Operand &V, const Operand &L, Code &Out,
+                      bool NonTemporal) {
   for (unsigned F = 0; F < T.numFields(); ++F) {
     Operand X = V;
     if (T.isTuple())
@@ -454,7 +459,7 @@ void KernelGen::store(const ElemType &T, const std::vector<Operand> &Bufs,
     if (T.field(F) == ScalarKind::Bool)
       emit(Out, StoreBool, {{"v", X}, {"buf", Bufs[F]}, {"ix", L}});
     else
-      emit(Out, StoreField,
+      emit(Out, NonTemporal ? StoreFieldNonTemporal : StoreField,
            {{"mem", memType(T.field(F))}, {"v", X}, {"buf", Bufs[F]}, {"ix", L}});
   }
 }

@@ -18,7 +18,10 @@
 // once instead of twice. Both passes work on the chunk's four quarters at
 // once (foldRange, scanChunk), so that four chains of calls are in flight.
 // A chunk waits only on one ticketed before it, which a running thread
-// holds, so the waits cannot deadlock. The GPU keeps the three phases: its
+// holds, so the waits cannot deadlock. An output too large for the caches
+// (NonTemporalBytes) is written with non-temporal stores, which do not
+// read each line from memory before writing it: the scan then moves the
+// bytes of a copy, not of a copy and a read. The GPU keeps the three phases: its
 // blocks are not known to run in ticket order as a whole grid.
 //
 // Code[0] is the variant: 0 scanl/scanr (n+1 outputs, the seed at the
@@ -39,6 +42,10 @@ namespace {
 
 /// The bytes of a stream chunk, at 8 per field of an element.
 constexpr int64_t StreamChunkBytes = 128 << 10;
+/// The most input bytes of a stream chunk.
+constexpr int64_t StreamChunkMaxBytes = 512 << 10;
+/// Outputs of at least this many bytes are written non-temporally.
+constexpr int64_t NonTemporalBytes = 16 << 20;
 
 const Template ScanLeft = LLQ_SKELETON(R"(
 $defs:fns
@@ -188,9 +195,16 @@ entry:
       $instrs:link
       %cp = getelementptr $type:t, ptr %carries, i64 %c
       $instrs:finalinit
-      $instrs:scan
+      if %nt {
+        $instrs:scannt
+      } else {
+        $instrs:scan
+      }
     }
   }
+  ; Non-temporal stores are weakly ordered: make them visible before the
+  ; launch's join says the output is written.
+  fence seq_cst
   ret void
 }
 
@@ -246,6 +260,8 @@ const Template ScanSetup = LLQ_INSTRS(R"(
 const Template StreamSetup = LLQ_INSTRS(R"(
   %flags = ptr $opr:flags
   %ticket = ptr $opr:ticket
+  %ntword = i64 $opr:nt
+  %nt = icmp ne i64 %ntword, 0
 )");
 const Template SegSetup = LLQ_INSTRS(R"(
   %offs = ptr $opr:offs
@@ -582,14 +598,17 @@ public:
              {{"dest", Dest}, {"t", T}, {"f", F}, {"a", Left ? Acc : X},
               {"b", Left ? X : Acc}});
     };
-    auto Store = [&](Code &C, const Operand &At) {
-      G.store(N.Type, Out, "acc", At, C);
+    auto Store = [&](Code &C, const Operand &At, bool NonTemporal = false) {
+      G.store(N.Type, Out, "acc", At, C, NonTemporal);
     };
     // Offsets of the first element in scan order from %first (upwards) or
     // %last (downwards).
     Operand Base = Left ? "first" : "last";
     int64_t FirstOff = Left ? 0 : -1, SecondOff = Left ? 1 : -2;
-    Code CarryInit, CarryDone, FinalInit, Step;
+    Code CarryInit, CarryDone, FinalInit;
+    // Step scans element %j into %acc and stores it; StepNT stores it
+    // non-temporally, for outputs too large for the caches.
+    Code Step, StepNT;
     // The seed's operand, and the code that makes it (scans with a seed).
     Operand Seed = 0;
     Code SeedCode;
@@ -613,9 +632,12 @@ public:
               {"elem", Elem},
               {"storej", StoreJ}},
              InitNames);
-      Step = Elem;
-      Combined(Step, "acc", "x");
-      Store(Step, "j");
+      for (bool NT : {false, true}) {
+        Code &S = NT ? StepNT : Step;
+        S = Elem;
+        Combined(S, "acc", "x");
+        Store(S, "j", NT);
+      }
     } else {
       Seed = G.constant(N, 0, SeedCode);
       G.code(CarryInit, CarryFromSeed,
@@ -631,15 +653,23 @@ public:
         // scanl writes the seed at 0 and element j at j+1; scanr the seed
         // at n and element j at j.
         G.store(N.Type, Out, Seed, Left ? Operand(0) : Operand("n"), CarryDone);
-        Step = Elem;
-        Combined(Step, "acc", "x");
-        Store(Step, Left ? G.emit(Step, Plus, {{"v", "j"}, {"k", 1}}, "r")
-                         : Operand("j"));
+        for (bool NT : {false, true}) {
+          Code &S = NT ? StepNT : Step;
+          S = Elem;
+          Combined(S, "acc", "x");
+          Store(S,
+                Left ? G.emit(S, Plus, {{"v", "j"}, {"k", 1}}, "r")
+                     : Operand("j"),
+                NT);
+        }
       } else {
         G.store(N.Type, G.outBuffers(1, N.Type), "carry", 0, CarryDone);
-        Store(Step, "j");
-        Step.insert(Step.end(), Elem.begin(), Elem.end());
-        Combined(Step, "acc", "x");
+        for (bool NT : {false, true}) {
+          Code &S = NT ? StepNT : Step;
+          Store(S, "j", NT);
+          S.insert(S.end(), Elem.begin(), Elem.end());
+          Combined(S, "acc", "x");
+        }
       }
     }
     if (G.backend().piecesInOrder()) {
@@ -669,9 +699,11 @@ public:
              {"endchunk", "edge", "carry", "inner", "prev", "fp", "ready",
               "wait", "pp", "cq", "cin", "ip", "fc", "done", "incl"});
       G.code(Setup, StreamSetup,
-             {{"flags", G.hostPtr(5)}, {"ticket", G.hostPtr(6)}},
-             {"flags", "ticket"});
-      Code Pick, Second, Again;
+             {{"flags", G.hostPtr(5)},
+              {"ticket", G.hostPtr(6)},
+              {"nt", G.hostInt(7)}},
+             {"flags", "ticket", "ntword", "nt"});
+      Code Pick, Second, Again, AgainNT;
       G.code(Pick, Left ? PickUp : PickDown, {}, {"top", "c"});
       const char *K = Left ? "k1" : "k2", *KC = Left ? "kc1" : "kc2";
       if (Variant == 1)
@@ -680,10 +712,14 @@ public:
                {K});
       else
         G.code(Second, SecondCarry, {{"t", T}, {"k", K}, {"kc", KC}}, {K});
-      G.code(Again, Left ? ScanChunkUp : ScanChunkDown,
-             {{"t", T}, {"f", F}, {"second", Second}, {"step", Step}},
-             {"kc0", "kc1", "kc2", "kc3", "k0", "k1", "k2", "k3", "i", "j",
-              "ok", "acc", "tail", "rest", "qb", "x"});
+      for (bool NT : {false, true})
+        G.code(NT ? AgainNT : Again, Left ? ScanChunkUp : ScanChunkDown,
+               {{"t", T},
+                {"f", F},
+                {"second", Second},
+                {"step", NT ? StepNT : Step}},
+               {"kc0", "kc1", "kc2", "kc3", "k0", "k1", "k2", "k3", "i", "j",
+                "ok", "acc", "tail", "rest", "qb", "x"});
       return G.instantiate(StreamScan,
                            {{"setup", Setup},
                             {"pick", Pick},
@@ -693,6 +729,7 @@ public:
                             {"empty", Empty},
                             {"finalinit", FinalInit},
                             {"scan", Again},
+                            {"scannt", AgainNT},
                             {"t", T}},
                            {"stream", "empty"}, Ctx);
     }
@@ -717,11 +754,18 @@ public:
     unsigned T = L.backend().parallelism();
     bool Stream = L.backend().piecesInOrder();
     int64_t Chunk, Chunks;
+    int64_t ElemBytes = 0;
+    for (unsigned F = 0; F < N.Type.numFields(); ++F)
+      ElemBytes += int64_t(rt::byteSize(N.Type.field(F)));
     if (Stream) {
       // Chunks a level-2 cache holds with room to spare, however many
       // threads: each is read from memory once and scanned again from it.
-      Chunk = std::max<int64_t>(
-          1, StreamChunkBytes / int64_t(N.Type.numFields() * 8));
+      // Eight or more per thread while they are small; larger ones, up to
+      // StreamChunkMaxBytes of input, stream faster.
+      Chunk = std::clamp<int64_t>(
+          Len / (8 * int64_t(T)),
+          std::max<int64_t>(1, StreamChunkBytes / int64_t(N.Type.numFields() * 8)),
+          std::max<int64_t>(1, StreamChunkMaxBytes / std::max<int64_t>(ElemBytes, 1)));
       Chunks = (Len + Chunk - 1) / Chunk;
     } else {
       Chunks = T == 1 ? (Len ? 1 : 0) : chunksFor(Len, T, 1 << 14);
@@ -738,6 +782,7 @@ public:
       // The chunks' published flags, and the ticket counter.
       L.Host.push_back(reinterpret_cast<uintptr_t>(L.scratch(PerChunk * 4)));
       L.Host.push_back(reinterpret_cast<uintptr_t>(L.scratch(8)));
+      L.Host.push_back(Len * ElemBytes >= NonTemporalBytes);
       if (!Chunks)
         return L.run(1, 0, 1, 1);
       return L.run(0, 0, std::min<int64_t>(T, Chunks), 1);

@@ -821,6 +821,69 @@ TEST_CASE("scans keep the order of a non-commutative function across chunks") {
   CHECK(std::equal(Short.begin(), Short.end(), Seq.begin()));
 }
 
+TEST_CASE("scans of outputs too large for the caches, written non-temporally") {
+  // Outputs of 16 MiB or more take the non-temporal stores (Scan.cpp,
+  // NonTemporalBytes); these straddle the bound, in long chunks.
+  Fn Compose = affineCompose();
+  using P = Affine;
+  for (int64_t N : {int64_t(1) << 20, (int64_t(1) << 20) + 4099}) {
+    CAPTURE(N);
+    std::vector<int64_t> As(static_cast<size_t>(N)), Bs(static_cast<size_t>(N));
+    for (int64_t I = 0; I < N; ++I) {
+      As[size_t(I)] = (I % 7 == 0) ? -1 : 1;
+      Bs[size_t(I)] = I % 11 - 5;
+    }
+    auto X = fromVectors<int64_t, int64_t>({N}, As, Bs);
+    auto L = cpu().run(scanl1(Compose, X)).as<P>().toVector();
+    auto R = cpu().run(scanr1(Compose, X)).as<P>().toVector();
+    REQUIRE(L.size() == size_t(N));
+    REQUIRE(R.size() == size_t(N));
+    P Acc = {As[0], Bs[0]};
+    size_t Bad = L[0] != Acc;
+    for (int64_t I = 1; I < N; ++I) {
+      Acc = then(Acc, P{As[size_t(I)], Bs[size_t(I)]});
+      Bad += L[size_t(I)] != Acc;
+    }
+    P RAcc = {As[size_t(N - 1)], Bs[size_t(N - 1)]};
+    Bad += R[size_t(N - 1)] != RAcc;
+    for (int64_t I = N - 2; I >= 0; --I) {
+      RAcc = then(P{As[size_t(I)], Bs[size_t(I)]}, RAcc);
+      Bad += R[size_t(I)] != RAcc;
+    }
+    CHECK(Bad == 0);
+  }
+  // Seeded scans of i32, 4 bytes an element: 2^22 + 5 of them.
+  Fn Add("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b");
+  const int64_t N = (int64_t(1) << 22) + 5;
+  std::vector<int32_t> Xs(static_cast<size_t>(N));
+  for (int64_t I = 0; I < N; ++I)
+    Xs[size_t(I)] = int32_t(I % 13) - 6;
+  Array<int32_t> X = fromVector(Xs);
+  auto L = cpu().run(scanl(Add, int32_t(3), X)).toVector<int32_t>();
+  auto R = cpu().run(scanr(Add, int32_t(3), X)).toVector<int32_t>();
+  auto [Pre, Tot] = scanlPrime(Add, int32_t(3), X);
+  auto Pr = cpu().run(Pre).toVector<int32_t>();
+  int32_t Total = cpu().run(Tot).scalar().get<int32_t>();
+  REQUIRE(L.size() == size_t(N + 1));
+  REQUIRE(R.size() == size_t(N + 1));
+  REQUIRE(Pr.size() == size_t(N));
+  int32_t Acc = 3;
+  size_t Bad = L[0] != 3;
+  for (int64_t I = 0; I < N; ++I) {
+    Bad += Pr[size_t(I)] != Acc;
+    Acc += Xs[size_t(I)];
+    Bad += L[size_t(I + 1)] != Acc;
+  }
+  CHECK(Total == Acc);
+  int32_t RAcc = 3;
+  Bad += R[size_t(N)] != 3;
+  for (int64_t I = N - 1; I >= 0; --I) {
+    RAcc += Xs[size_t(I)];
+    Bad += R[size_t(I)] != RAcc;
+  }
+  CHECK(Bad == 0);
+}
+
 TEST_CASE("scans and segmented folds of a reshaped matrix producer") {
   // The producer's index code (a linear index split into row and column)
   // is spliced as text among the quarter scan's own names. Its names once

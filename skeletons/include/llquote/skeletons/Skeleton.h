@@ -302,11 +302,15 @@ public:
   Operand extractField(Code &Out, llvm::Type *Tuple, const Operand &Agg,
                        unsigned F);
   /// Loads / stores an element of type T at position L, one buffer per
-  /// field.
+  /// field. A NonTemporal store is marked `!nontemporal`: it bypasses the
+  /// caches where the target can, so that writing an output far larger
+  /// than the caches does not first read each of its lines from memory.
+  /// Use it only for outputs too large to be read again from a cache.
   Operand load(const ElemType &T, const std::vector<Operand> &Bufs,
                const Operand &L, Code &Out);
   void store(const ElemType &T, const std::vector<Operand> &Bufs,
-             const Operand &V, const Operand &L, Code &Out);
+             const Operand &V, const Operand &L, Code &Out,
+             bool NonTemporal = false);
   std::vector<Operand> outBuffers(unsigned Output, const ElemType &T,
                                   bool NoAlias = true);
 
