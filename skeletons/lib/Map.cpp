@@ -7,7 +7,8 @@
 // division in it and vectorizes.
 //
 // On the CPU, a matrix whose fused tree transposes an array (transpose,
-// directly or under maps and zips) is walked in Tile x Tile tiles instead:
+// directly or under maps and zips) is walked in square tiles instead (32 or,
+// for a large matrix, 64 elements a side: tileFor):
 // row by row, the transposed source would be read a column at a time, one
 // cache line per element; within a tile, the lines of the source's Tile
 // rows that the tile reads stay in cache until all of their elements are
@@ -70,26 +71,28 @@ define internal void @body.map(i64 %lo, i64 %hi, $params:params) alwaysinline {
 entry:
   %rows = i64 $opr:rows
   %inner = i64 $opr:inner
-  %tcols0 = add i64 %inner, $const:tilem1
-  %tcols = sdiv i64 %tcols0, $const:tile
+  %tile = i64 $opr:tile
+  %tilem1 = sub i64 %tile, 1
+  %tcols0 = add i64 %inner, %tilem1
+  %tcols = sdiv i64 %tcols0, %tile
   for i64 %t in %lo to %hi {
     %tr = sdiv i64 %t, %tcols
     %tc0 = mul i64 %tr, %tcols
     %tc = sub i64 %t, %tc0
-    %i0 = mul i64 %tr, $const:tile
-    %j0 = mul i64 %tc, $const:tile
-    %i1 = add i64 %i0, $const:tile
+    %i0 = mul i64 %tr, %tile
+    %j0 = mul i64 %tc, %tile
+    %i1 = add i64 %i0, %tile
     %ishort = icmp slt i64 %rows, %i1
     %i1 = select i1 %ishort, i64 %rows, i64 %i1
-    %j1 = add i64 %j0, $const:tile
+    %j1 = add i64 %j0, %tile
     %jshort = icmp slt i64 %inner, %j1
     %j1 = select i1 %jshort, i64 %inner, i64 %j1
     %whole = or i1 %ishort, %jshort
     %whole = xor i1 %whole, true
     %blocks = and i1 %whole, $const:blocks
     if %blocks {
-      for i64 %bi in 0 to $const:tile step 8 {
-        for i64 %bj in 0 to $const:tile step 8 {
+      for i64 %bi in 0 to %tile step 8 {
+        for i64 %bj in 0 to %tile step 8 {
           %o = add i64 %i0, %bi
           %c = add i64 %j0, %bj
           $instrs:block
@@ -114,7 +117,22 @@ $defs:entries
 /// The side of a tile, in elements: 32 x 32 floats are 4 KiB of output and
 /// 32 source rows of 128 bytes, well inside a level-1 cache.
 constexpr int64_t Tile = 32;
-static_assert(Tile % 8 == 0, "a full tile is a whole number of 8 x 8 blocks");
+/// The side of a tile of a matrix of LargeTileBytes or more: 64 x 64 floats
+/// read 256 bytes of each of 64 source rows, whole lines that the hardware
+/// prefetches, and touch half as many pages per byte moved; a smaller
+/// matrix is in cache anyway, and more tiles share it better among threads.
+constexpr int64_t LargeTile = 64;
+constexpr int64_t LargeTileBytes = int64_t(4) << 20;
+static_assert(Tile % 8 == 0 && LargeTile % 8 == 0,
+              "a full tile is a whole number of 8 x 8 blocks");
+
+/// The tile side for a walk of P.
+int64_t tileFor(const Node &P) {
+  int64_t Bytes = 0;
+  for (unsigned F = 0; F < P.Type.numFields(); ++F)
+    Bytes += int64_t(rt::byteSize(P.Type.field(F)));
+  return P.Sh.size() * Bytes >= LargeTileBytes ? LargeTile : Tile;
+}
 
 /// Whether N's fused tree, the part of it computed inside the kernel,
 /// transposes an array. The arrays a function reads (Fn::with) are
@@ -257,8 +275,7 @@ public:
                             {"elem", Elem},
                             {"block", Src ? transposeBlock(G, P, *Src) : Code()},
                             {"blocks", Src != nullptr},
-                            {"tile", Tile},
-                            {"tilem1", Tile - 1}},
+                            {"tile", G.hostInt(0)}},
                            {"map"}, Ctx);
     }
     // The outer indices of row %row, computed once per row; the innermost
@@ -286,8 +303,10 @@ public:
     if (llvm::Error E = L.output(P.Type, P.Sh))
       return E;
     if (tiled(P, L.backend())) {
-      int64_t Tiles = ((P.Sh.extent(0) + Tile - 1) / Tile) *
-                      ((P.Sh.extent(1) + Tile - 1) / Tile);
+      int64_t Side = tileFor(P);
+      L.Host = {uint64_t(Side)};
+      int64_t Tiles = ((P.Sh.extent(0) + Side - 1) / Side) *
+                      ((P.Sh.extent(1) + Side - 1) / Side);
       return L.run(0, 0, Tiles, L.backend().grain(4));
     }
     return L.run(0, 0, P.Sh.size(), L.grain(4096));

@@ -326,9 +326,12 @@ TEST_CASE("transposes are written in tiles: every shape, partial tiles, fused pr
   auto Add = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %b");
   auto Neg = LLQ_FN("i64 (i64 %a)", "%r = sub i64 0, %a");
   std::mt19937_64 G(7);
-  // Tiles are 32 x 32: shapes below, at and across tile edges.
+  // Tiles are 32 x 32: shapes below, at and across tile edges; from 4 MiB
+  // of output (2^19 of these i64) they are 64 x 64: {727, 731} and
+  // {1, 600000} have partial ones, {768, 704} none.
   std::vector<std::pair<int64_t, int64_t>> Shapes{
-      {1, 1}, {1, 70}, {70, 1}, {31, 33}, {32, 32}, {64, 96}, {97, 45}};
+      {1, 1},    {1, 70},     {70, 1},     {31, 33},     {32, 32},
+      {64, 96},  {97, 45},    {727, 731},  {768, 704},   {1, 600000}};
   for (int K = 0; K < 5; ++K)
     Shapes.push_back({int64_t(G() % 130 + 1), int64_t(G() % 130 + 1)});
   for (const auto &Sh : Shapes) {
