@@ -352,7 +352,8 @@ void GangImpl::launch(ChainState &Chain, Job J, unsigned Home) {
     } else if (Count > Grain && NumThreads > 1) {
       // Full pieces first: every piece is a multiple of the grain long, so
       // piece starts stay aligned for vector kernels; the last gets the rest.
-      uint64_t Target = uint64_t(NumThreads) * PiecesPerThread;
+      uint64_t Target = uint64_t(NumThreads) *
+                        (D.PiecesPerThread ? D.PiecesPerThread : PiecesPerThread);
       uint64_t Piece = std::max((Count + Target - 1) / Target, Grain);
       Piece = (Piece + Grain - 1) / Grain * Grain; // <= 2 * Count: no wrap.
       pushPieces(State, (Count + Piece - 1) / Piece, int64_t(Piece), Home);

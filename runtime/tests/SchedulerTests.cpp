@@ -515,6 +515,36 @@ TEST_CASE("pieces_are_grain_aligned_and_cover_the_range_once") {
   }
 }
 
+TEST_CASE("a_job_may_ask_for_more_pieces_per_thread") {
+  Gang G(withThreads(2));
+  auto PiecesOf = [&](unsigned PerThread) {
+    std::mutex M;
+    std::vector<std::pair<int64_t, int64_t>> Pieces;
+    Job J;
+    J.Begin = 0;
+    J.End = 100'000;
+    J.MinGrain = 16;
+    J.PiecesPerThread = PerThread;
+    auto Body = [&](int64_t Start, int64_t Stop) {
+      std::lock_guard<std::mutex> Lock(M);
+      Pieces.emplace_back(Start, Stop);
+    };
+    J.Args = &Body;
+    J.Fn = [](int64_t Start, int64_t Stop, void *Args) {
+      (*static_cast<decltype(Body) *>(Args))(Start, Stop);
+    };
+    REQUIRE(G.run(std::move(J)).ok());
+    std::sort(Pieces.begin(), Pieces.end());
+    for (size_t P = 0; P + 1 < Pieces.size(); ++P)
+      CHECK(Pieces[P].second == Pieces[P + 1].first);
+    CHECK(Pieces.back().second == 100'000);
+    return Pieces.size();
+  };
+  // 2 threads: the gang's 4 a thread by default, 16 when asked.
+  CHECK(PiecesOf(0) == 8);
+  CHECK(PiecesOf(16) == 32);
+}
+
 TEST_CASE("num_threads_env_parsing_ignores_invalid_values") {
   CHECK(parseNumThreads("1") == 1u);
   CHECK(parseNumThreads("16") == 16u);

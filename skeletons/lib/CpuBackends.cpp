@@ -22,6 +22,9 @@ using namespace llq::detail;
 
 namespace {
 
+/// Pieces per thread of a launch whose scalar functions loop (Kernel::Loops).
+constexpr unsigned LoopingPiecesPerThread = 16;
+
 /// What the CPU backends share: kernels compiled by the JIT engine, with
 /// its memory and disk caches, and called as host functions.
 class JitBackend : public Backend {
@@ -106,7 +109,10 @@ public:
   bool atomics() const override { return true; }
   rt::Status launch(const Kernel &K, unsigned Phase, int64_t Begin,
                     int64_t End, void *Args, int64_t Grain) override {
-    return G.parallelFor(Begin, End, K.Phases[Phase], Args, Grain);
+    // Elements whose functions loop may cost very different amounts (an
+    // escape-time loop): cut their range finer, so that stealing balances it.
+    unsigned Pieces = K.Loops ? LoopingPiecesPerThread : 0;
+    return G.parallelFor(Begin, End, K.Phases[Phase], Args, Grain, Pieces);
   }
 
 private:

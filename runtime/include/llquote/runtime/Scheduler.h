@@ -54,6 +54,10 @@ struct Job {
   /// shorter; a range of at most MinGrain runs inline on the calling thread.
   /// Values below 1 mean 1.
   int64_t MinGrain = 1;
+  /// About how many pieces each thread's share is cut into; 0 means the
+  /// gang's GangOptions::PiecesPerThread. More balance work whose cost
+  /// varies from index to index (a loop that exits early) better.
+  unsigned PiecesPerThread = 0;
   /// Runs once, on the thread that finishes the last piece, after every piece
   /// has returned and only if nothing has failed. It may start the next phase
   /// with JobChain::then; an exception it throws fails the chain.
@@ -113,13 +117,14 @@ public:
   Status run(Job First);
 
   Status parallelFor(int64_t Begin, int64_t End, KernelFn Fn, void *Args,
-                     int64_t MinGrain = 1) {
+                     int64_t MinGrain = 1, unsigned PiecesPerThread = 0) {
     Job J;
     J.Begin = Begin;
     J.End = End;
     J.Fn = Fn;
     J.Args = Args;
     J.MinGrain = MinGrain;
+    J.PiecesPerThread = PiecesPerThread;
     return run(std::move(J));
   }
 
