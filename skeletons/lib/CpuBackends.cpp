@@ -42,6 +42,7 @@ public:
     return std::make_shared<rt::Array>(std::move(*A));
   }
   bool readsHostArrays() const override { return true; }
+  bool nonTemporalStores() const override { return true; }
   llvm::Error lower(llvm::Module &M, const KernelGen &,
                     bool Optimize) override {
     // The module is the host's as it is; the engine optimises it.

@@ -631,9 +631,7 @@ llvm::Expected<Plan::Source> RuntimeImpl::recordValue(const NodeRef &N,
   for (auto [Producer, Ix] : R.ArrayOf)
     if (Producer == N.get())
       return Plan::Source{-1, Ix, 0};
-  auto M = makeConsumer(materializeSkeleton(), N->Name, {N});
-  M->Type = N->Type;
-  M->Sh = N->Sh;
+  auto M = makeMaterialize(N, *B);
   R.Made.push_back(M);
   auto S = recordConsumer(*M, R);
   if (!S)
@@ -1042,10 +1040,7 @@ llvm::Expected<std::shared_ptr<Node>> RuntimeImpl::rootOf(const NodeRef &N) {
   NodeRef Top = N;
   if (N->K == Op::Use) {
     // An array's kernel is the copy that run() would not even make.
-    auto M = makeConsumer(materializeSkeleton(), N->Name, {N});
-    M->Type = N->Type;
-    M->Sh = N->Sh;
-    Top = M;
+    Top = makeMaterialize(N, *B);
   }
   auto P = record(Top, /*Compile=*/false);
   if (!P)

@@ -887,6 +887,38 @@ TEST_CASE("scans of outputs too large for the caches, written non-temporally") {
   CHECK(Bad == 0);
 }
 
+TEST_CASE("element-wise outputs too large for the caches are written non-temporally") {
+  // From 32 MiB of output (Map.cpp, NonTemporalMapBytes) the kernel's
+  // stores say !nontemporal; below, they do not. Both compute the same.
+  Fn Step("i32 (i32 %a)", "%r = mul i32 %a, 3\n%r = add i32 %r, 1");
+  for (int64_t N : {int64_t(1000), (int64_t(1) << 23) + 17}) {
+    CAPTURE(N);
+    std::vector<int32_t> Xs(static_cast<size_t>(N));
+    for (int64_t I = 0; I < N; ++I)
+      Xs[size_t(I)] = int32_t(I % 1001) - 500;
+    Array<int32_t> X = fromVector(Xs);
+    Acc E = map(Step, X);
+    auto IR = cpu().kernelIR(E, false);
+    REQUIRE(IR);
+    bool Large = N * 4 >= (int64_t(32) << 20);
+    CHECK((IR->find("!nontemporal") != std::string::npos) == Large);
+    std::vector<int32_t> Got = cpu().run(E).toVector<int32_t>();
+    REQUIRE(Got.size() == size_t(N));
+    size_t Bad = 0;
+    for (int64_t I = 0; I < N; ++I)
+      Bad += Got[size_t(I)] != Xs[size_t(I)] * 3 + 1;
+    CHECK(Bad == 0);
+    // A tuple of two fields: 8 bytes an element, each field its stream.
+    using P = std::tuple<int32_t, int32_t>;
+    auto Pairs = cpu().run(zip(map(Step, X), X)).as<P>().toVector();
+    REQUIRE(Pairs.size() == size_t(N));
+    size_t BadPairs = 0;
+    for (int64_t I = 0; I < N; ++I)
+      BadPairs += Pairs[size_t(I)] != P{Got[size_t(I)], Xs[size_t(I)]};
+    CHECK(BadPairs == 0);
+  }
+}
+
 TEST_CASE("scans and segmented folds of a reshaped matrix producer") {
   // The producer's index code (a linear index split into row and column)
   // is spliced as text among the quarter scan's own names. Its names once

@@ -141,6 +141,10 @@ public:
   /// kernels the host's own pointers without asking: true for backends
   /// whose kernels read host memory, and that say so.
   virtual bool readsHostArrays() const { return false; }
+  /// Whether `!nontemporal` stores pay on this target: they bypass a cache
+  /// hierarchy, so that writing an output far larger than the caches does
+  /// not first read each line from memory. A CPU's do.
+  virtual bool nonTemporalStores() const { return false; }
 };
 
 /// A backend that does what Inner does, for a backend that changes only
@@ -156,6 +160,9 @@ public:
   bool piecesInOrder() const override { return Inner->piecesInOrder(); }
   bool tiledWalks() const override { return Inner->tiledWalks(); }
   bool readsHostArrays() const override { return Inner->readsHostArrays(); }
+  bool nonTemporalStores() const override {
+    return Inner->nonTemporalStores();
+  }
   llvm::Error compile(std::unique_ptr<llvm::Module> M,
                       std::unique_ptr<llvm::LLVMContext> Ctx,
                       const KernelGen &G, Kernel &K,
@@ -516,6 +523,11 @@ llvm::Error segmentsOf(Launch &L, const Node &Segs, int64_t Inner,
 
 /// The skeletons of the library.
 const Skeleton &materializeSkeleton();
+/// The materialising consumer that computes the producer N on B: its
+/// Code[0] says whether it writes with non-temporal stores (an output of
+/// NonTemporalMapBytes or more where B's stores pay), which is part of the
+/// kernel's key.
+std::shared_ptr<Node> makeMaterialize(const NodeRef &N, const Backend &B);
 /// The scans of arrays of rank 2 or more, row by row (ScanRows.cpp).
 const Skeleton &scanRowsSkeleton(bool Left);
 
