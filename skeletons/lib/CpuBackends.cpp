@@ -42,7 +42,17 @@ public:
     return std::make_shared<rt::Array>(std::move(*A));
   }
   bool readsHostArrays() const override { return true; }
-  bool nonTemporalStores() const override { return true; }
+  /// On x86, only where SSE4a's scalar MOVNTSS/MOVNTSD exist (AMD's
+  /// CPUs): LLVM writes a vector store that is not known to be aligned,
+  /// as the vectorized loops' are, as eight of those; without them as
+  /// eight MOVNTIs of general registers, not measured to pay, and a
+  /// scalar float store as a plain one. Elsewhere (AArch64's STNP) yes.
+  bool nonTemporalStores() const override {
+    llvm::StringRef Triple = Eng.triple();
+    bool X86 = Triple.starts_with("x86_64") || Triple.starts_with("i386") ||
+               Triple.starts_with("i686");
+    return !X86 || llvm::StringRef(Eng.features()).contains("+sse4a");
+  }
   llvm::Error lower(llvm::Module &M, const KernelGen &,
                     bool Optimize) override {
     // The module is the host's as it is; the engine optimises it.

@@ -782,7 +782,8 @@ public:
       // The chunks' published flags, and the ticket counter.
       L.Host.push_back(reinterpret_cast<uintptr_t>(L.scratch(PerChunk * 4)));
       L.Host.push_back(reinterpret_cast<uintptr_t>(L.scratch(8)));
-      L.Host.push_back(Len * ElemBytes >= NonTemporalBytes);
+      L.Host.push_back(L.backend().nonTemporalStores() &&
+                       Len * ElemBytes >= NonTemporalBytes);
       if (!Chunks)
         return L.run(1, 0, 1, 1);
       return L.run(0, 0, std::min<int64_t>(T, Chunks), 1);

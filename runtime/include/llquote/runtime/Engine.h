@@ -185,6 +185,9 @@ public:
   const llvm::DataLayout &dataLayout() const { return Layout; }
   const std::string &triple() const { return TripleName; }
   const std::string &cpu() const { return CPUName; }
+  /// The target features kernels are compiled for, as LLVM spells them
+  /// ("+avx2,+fma,-sse4a,...").
+  const std::string &features() const { return Features; }
   unsigned optLevel() const { return OptLevel; }
   /// The directory holding this engine's disk entries; empty when the
   /// disk cache is off.
