@@ -120,6 +120,26 @@ $defs:entries
 /// (16 MiB, which the caches partly hold between calls) twice as long.
 constexpr int64_t NonTemporalMapBytes = int64_t(32) << 20;
 
+/// The heaviest elements whose stores stay non-temporal: LLVM's loop
+/// vectorizer does not vectorize a loop whose non-temporal vector stores
+/// are not known to be aligned, so that only elements cheap enough to keep
+/// up with memory one at a time gain. Black-Scholes (libm calls) ran at a
+/// fifth of its speed so.
+constexpr unsigned NonTemporalMaxWeight = 8;
+
+/// Drops the !nontemporal of M's stores where its scalar functions loop or
+/// weigh more than NonTemporalMaxWeight (weighFunctions).
+void keepNonTemporalIfLight(llvm::Module &M, const KernelGen &G) {
+  Kernel Probe;
+  weighFunctions(M, G, Probe);
+  if (!Probe.Loops && Probe.Weight <= NonTemporalMaxWeight)
+    return;
+  for (llvm::Function &F : M)
+    for (llvm::BasicBlock &BB : F)
+      for (llvm::Instruction &I : BB)
+        I.setMetadata(llvm::LLVMContext::MD_nontemporal, nullptr);
+}
+
 /// The side of a tile, in elements: 32 x 32 floats are 4 KiB of output and
 /// 32 source rows of 128 bytes, well inside a level-1 cache.
 constexpr int64_t Tile = 32;
@@ -298,11 +318,14 @@ public:
                           : G.elemMulti(P, Ix, Elem);
     bool NonTemporal = !G.root().Code.empty() && G.root().Code[0] == 1;
     G.store(P.Type, G.outBuffers(0, P.Type), X, "lin", Elem, NonTemporal);
-    return G.instantiate(MapSkeleton,
-                         {{"inner", Rank ? G.extent(P, Rank - 1) : Operand(1)},
-                          {"outer", Outer},
-                          {"elem", Elem}},
-                         {"map"}, Ctx);
+    auto M = G.instantiate(MapSkeleton,
+                           {{"inner", Rank ? G.extent(P, Rank - 1) : Operand(1)},
+                            {"outer", Outer},
+                            {"elem", Elem}},
+                           {"map"}, Ctx);
+    if (M && NonTemporal)
+      keepNonTemporalIfLight(**M, G);
+    return M;
   }
 
   llvm::Error launch(Launch &L) const override {

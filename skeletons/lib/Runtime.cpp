@@ -477,12 +477,8 @@ static bool cheapCall(const llvm::Function &F) {
   }
 }
 
-/// Sets K.Loops and K.Weight from the scalar functions of M that G named
-/// and the functions defined in M that they call: whether one has a loop,
-/// and their instructions, a call to anything but a cheap intrinsic (exp,
-/// log, sin, ...) counting as 16.
-static void weighFunctions(const llvm::Module &M, const KernelGen &G,
-                           Kernel &K) {
+void llq::detail::weighFunctions(const llvm::Module &M, const KernelGen &G,
+                                 Kernel &K) {
   llvm::SmallPtrSet<const llvm::Function *, 8> Seen;
   std::vector<const llvm::Function *> Work;
   for (size_t I = 0; I < G.numFunctions(); ++I)

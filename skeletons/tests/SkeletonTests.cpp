@@ -923,6 +923,19 @@ TEST_CASE("element-wise outputs too large for the caches are written non-tempora
       BadPairs += Pairs[size_t(I)] != P{Got[size_t(I)], Xs[size_t(I)]};
     CHECK(BadPairs == 0);
   }
+  // An element too costly to keep up with memory one at a time (a call of
+  // exp) keeps plain stores, which LLVM vectorizes, however large.
+  Fn Exp("float (float %a)", "%r = call float @llvm.exp.f32(float %a)");
+  const int64_t N = (int64_t(1) << 23) + 17;
+  std::vector<float> Fs(static_cast<size_t>(N), 0.5f);
+  Acc E = map(Exp, fromVector(Fs));
+  auto IR = cpu().kernelIR(E, false);
+  REQUIRE(IR);
+  CHECK(IR->find("!nontemporal") == std::string::npos);
+  std::vector<float> Got = cpu().run(E).toVector<float>();
+  REQUIRE(Got.size() == size_t(N));
+  CHECK(Got.front() == doctest::Approx(std::exp(0.5f)));
+  CHECK(Got.back() == doctest::Approx(std::exp(0.5f)));
 }
 
 TEST_CASE("scans and segmented folds of a reshaped matrix producer") {

@@ -410,6 +410,12 @@ struct Kernel {
   size_t numPhases() const { return std::max(Phases.size(), Device.size()); }
 };
 
+/// Sets K.Loops and K.Weight from the scalar functions of M that G named
+/// and the functions defined in M that they call: whether one has a loop,
+/// and their instructions, a call to anything but a cheap intrinsic (exp,
+/// log, sin, ...) counting as 16.
+void weighFunctions(const llvm::Module &M, const KernelGen &G, Kernel &K);
+
 /// The nodes of the tree under Root in preorder: the numbering KernelGen
 /// gives the slots, and Launch fills them in.
 std::vector<const Node *> preorder(const Node &Root);
