@@ -154,10 +154,8 @@ static_assert(Tile % 8 == 0 && LargeTile % 8 == 0,
 
 /// The tile side for a walk of P.
 int64_t tileFor(const Node &P) {
-  int64_t Bytes = 0;
-  for (unsigned F = 0; F < P.Type.numFields(); ++F)
-    Bytes += int64_t(rt::byteSize(P.Type.field(F)));
-  return P.Sh.size() * Bytes >= LargeTileBytes ? LargeTile : Tile;
+  return P.Sh.size() * int64_t(P.Type.bytes()) >= LargeTileBytes ? LargeTile
+                                                                 : Tile;
 }
 
 /// Whether N's fused tree, the part of it computed inside the kernel,
@@ -286,6 +284,15 @@ class Materialize final : public Skeleton {
 public:
   const char *name() const override { return "map"; }
 
+  /// 1: the output is written with non-temporal stores (an output of
+  /// NonTemporalMapBytes or more, not walked in tiles, where B's stores
+  /// pay).
+  int64_t variant(const Node &N, const Backend &B) const override {
+    const Node &P = *N.Kids[0];
+    return B.nonTemporalStores() && !tiled(P, B) &&
+           P.Sh.size() * int64_t(P.Type.bytes()) >= NonTemporalMapBytes;
+  }
+
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
     const Node &P = *G.root().Kids[0];
@@ -316,7 +323,7 @@ public:
     }
     Operand X = Rank <= 1 ? G.elemLinear(P, "lin", Elem)
                           : G.elemMulti(P, Ix, Elem);
-    bool NonTemporal = !G.root().Code.empty() && G.root().Code[0] == 1;
+    bool NonTemporal = variant(G.root(), G.backend()) == 1;
     G.store(P.Type, G.outBuffers(0, P.Type), X, "lin", Elem, NonTemporal);
     auto M = G.instantiate(MapSkeleton,
                            {{"inner", Rank ? G.extent(P, Rank - 1) : Operand(1)},
@@ -350,16 +357,9 @@ const Skeleton &llq::detail::materializeSkeleton() {
   return S;
 }
 
-std::shared_ptr<Node> llq::detail::makeMaterialize(const NodeRef &N,
-                                                   const Backend &B) {
+std::shared_ptr<Node> llq::detail::makeMaterialize(const NodeRef &N) {
   auto M = makeConsumer(materializeSkeleton(), N->Name, {N});
   M->Type = N->Type;
   M->Sh = N->Sh;
-  int64_t Bytes = 0;
-  for (unsigned F = 0; F < N->Type.numFields(); ++F)
-    Bytes += int64_t(rt::byteSize(N->Type.field(F)));
-  bool NonTemporal = B.nonTemporalStores() && !tiled(*N, B) &&
-                     N->Sh.size() >= NonTemporalMapBytes / std::max<int64_t>(Bytes, 1);
-  M->Code = {NonTemporal ? 1 : 0};
   return M;
 }

@@ -513,6 +513,7 @@ RuntimeImpl::kernelFor(const Node &Root) {
   std::vector<uint64_t> Key;
   Key.reserve(64);
   Key.push_back(uint64_t(B->kind()) | uint64_t(Checks) << 8);
+  Key.push_back(uint64_t(Root.Skel->variant(Root, *B)));
   structuralKey(Root, Key);
   std::lock_guard<std::mutex> Lock(CacheLock);
   auto It = Cache.find(Key);
@@ -627,7 +628,7 @@ llvm::Expected<Plan::Source> RuntimeImpl::recordValue(const NodeRef &N,
   for (auto [Producer, Ix] : R.ArrayOf)
     if (Producer == N.get())
       return Plan::Source{-1, Ix, 0};
-  auto M = makeMaterialize(N, *B);
+  auto M = makeMaterialize(N);
   R.Made.push_back(M);
   auto S = recordConsumer(*M, R);
   if (!S)
@@ -1036,7 +1037,7 @@ llvm::Expected<std::shared_ptr<Node>> RuntimeImpl::rootOf(const NodeRef &N) {
   NodeRef Top = N;
   if (N->K == Op::Use) {
     // An array's kernel is the copy that run() would not even make.
-    Top = makeMaterialize(N, *B);
+    Top = makeMaterialize(N);
   }
   auto P = record(Top, /*Compile=*/false);
   if (!P)

@@ -19,9 +19,10 @@
 // once (foldRange, scanChunk), so that four chains of calls are in flight.
 // A chunk waits only on one ticketed before it, which a running thread
 // holds, so the waits cannot deadlock. An output too large for the caches
-// (NonTemporalBytes) is written with non-temporal stores, which do not
-// read each line from memory before writing it: the scan then moves the
-// bytes of a copy, not of a copy and a read. The GPU keeps the three phases: its
+// (NonTemporalBytes) is written with non-temporal stores (variant 1),
+// which do not read each line from memory before writing it: the scan then
+// moves the bytes of a copy, not of a copy and a read. The GPU keeps the
+// three phases: its
 // blocks are not known to run in ticket order as a whole grid.
 //
 // Code[0] is the variant: 0 scanl/scanr (n+1 outputs, the seed at the
@@ -195,11 +196,7 @@ entry:
       $instrs:link
       %cp = getelementptr $type:t, ptr %carries, i64 %c
       $instrs:finalinit
-      if %nt {
-        $instrs:scannt
-      } else {
-        $instrs:scan
-      }
+      $instrs:scan
     }
   }
   ; Non-temporal stores are weakly ordered: make them visible before the
@@ -260,8 +257,6 @@ const Template ScanSetup = LLQ_INSTRS(R"(
 const Template StreamSetup = LLQ_INSTRS(R"(
   %flags = ptr $opr:flags
   %ticket = ptr $opr:ticket
-  %ntword = i64 $opr:nt
-  %nt = icmp ne i64 %ntword, 0
 )");
 const Template SegSetup = LLQ_INSTRS(R"(
   %offs = ptr $opr:offs
@@ -570,6 +565,14 @@ public:
   explicit Scan(bool Left) : Left(Left) {}
   const char *name() const override { return Left ? "scanl" : "scanr"; }
 
+  /// 1: a vector scanned by the streaming phase (B's pieces run in order)
+  /// whose output, NonTemporalBytes or more, is written with non-temporal
+  /// stores where B's stores pay.
+  int64_t variant(const Node &N, const Backend &B) const override {
+    return B.piecesInOrder() && B.nonTemporalStores() &&
+           N.Kids[0]->Sh.size() * int64_t(N.Type.bytes()) >= NonTemporalBytes;
+  }
+
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
     const Node &N = G.root(), &A = *N.Kids[0];
@@ -605,10 +608,10 @@ public:
     // %last (downwards).
     Operand Base = Left ? "first" : "last";
     int64_t FirstOff = Left ? 0 : -1, SecondOff = Left ? 1 : -2;
-    Code CarryInit, CarryDone, FinalInit;
-    // Step scans element %j into %acc and stores it; StepNT stores it
-    // non-temporally, for outputs too large for the caches.
-    Code Step, StepNT;
+    // Step scans element %j into %acc and stores it, non-temporally in
+    // variant 1 (an output too large for the caches).
+    Code CarryInit, CarryDone, FinalInit, Step;
+    bool NT = variant(N, G.backend()) == 1;
     // The seed's operand, and the code that makes it (scans with a seed).
     Operand Seed = 0;
     Code SeedCode;
@@ -632,12 +635,9 @@ public:
               {"elem", Elem},
               {"storej", StoreJ}},
              InitNames);
-      for (bool NT : {false, true}) {
-        Code &S = NT ? StepNT : Step;
-        S = Elem;
-        Combined(S, "acc", "x");
-        Store(S, "j", NT);
-      }
+      Step = Elem;
+      Combined(Step, "acc", "x");
+      Store(Step, "j", NT);
     } else {
       Seed = G.constant(N, 0, SeedCode);
       G.code(CarryInit, CarryFromSeed,
@@ -653,23 +653,17 @@ public:
         // scanl writes the seed at 0 and element j at j+1; scanr the seed
         // at n and element j at j.
         G.store(N.Type, Out, Seed, Left ? Operand(0) : Operand("n"), CarryDone);
-        for (bool NT : {false, true}) {
-          Code &S = NT ? StepNT : Step;
-          S = Elem;
-          Combined(S, "acc", "x");
-          Store(S,
-                Left ? G.emit(S, Plus, {{"v", "j"}, {"k", 1}}, "r")
-                     : Operand("j"),
-                NT);
-        }
+        Step = Elem;
+        Combined(Step, "acc", "x");
+        Store(Step,
+              Left ? G.emit(Step, Plus, {{"v", "j"}, {"k", 1}}, "r")
+                   : Operand("j"),
+              NT);
       } else {
         G.store(N.Type, G.outBuffers(1, N.Type), "carry", 0, CarryDone);
-        for (bool NT : {false, true}) {
-          Code &S = NT ? StepNT : Step;
-          Store(S, "j", NT);
-          S.insert(S.end(), Elem.begin(), Elem.end());
-          Combined(S, "acc", "x");
-        }
+        Store(Step, "j", NT);
+        Step.insert(Step.end(), Elem.begin(), Elem.end());
+        Combined(Step, "acc", "x");
       }
     }
     if (G.backend().piecesInOrder()) {
@@ -699,11 +693,9 @@ public:
              {"endchunk", "edge", "carry", "inner", "prev", "fp", "ready",
               "wait", "pp", "cq", "cin", "ip", "fc", "done", "incl"});
       G.code(Setup, StreamSetup,
-             {{"flags", G.hostPtr(5)},
-              {"ticket", G.hostPtr(6)},
-              {"nt", G.hostInt(7)}},
-             {"flags", "ticket", "ntword", "nt"});
-      Code Pick, Second, Again, AgainNT;
+             {{"flags", G.hostPtr(5)}, {"ticket", G.hostPtr(6)}},
+             {"flags", "ticket"});
+      Code Pick, Second, Again;
       G.code(Pick, Left ? PickUp : PickDown, {}, {"top", "c"});
       const char *K = Left ? "k1" : "k2", *KC = Left ? "kc1" : "kc2";
       if (Variant == 1)
@@ -712,14 +704,10 @@ public:
                {K});
       else
         G.code(Second, SecondCarry, {{"t", T}, {"k", K}, {"kc", KC}}, {K});
-      for (bool NT : {false, true})
-        G.code(NT ? AgainNT : Again, Left ? ScanChunkUp : ScanChunkDown,
-               {{"t", T},
-                {"f", F},
-                {"second", Second},
-                {"step", NT ? StepNT : Step}},
-               {"kc0", "kc1", "kc2", "kc3", "k0", "k1", "k2", "k3", "i", "j",
-                "ok", "acc", "tail", "rest", "qb", "x"});
+      G.code(Again, Left ? ScanChunkUp : ScanChunkDown,
+             {{"t", T}, {"f", F}, {"second", Second}, {"step", Step}},
+             {"kc0", "kc1", "kc2", "kc3", "k0", "k1", "k2", "k3", "i", "j",
+              "ok", "acc", "tail", "rest", "qb", "x"});
       return G.instantiate(StreamScan,
                            {{"setup", Setup},
                             {"pick", Pick},
@@ -729,7 +717,6 @@ public:
                             {"empty", Empty},
                             {"finalinit", FinalInit},
                             {"scan", Again},
-                            {"scannt", AgainNT},
                             {"t", T}},
                            {"stream", "empty"}, Ctx);
     }
@@ -754,9 +741,7 @@ public:
     unsigned T = L.backend().parallelism();
     bool Stream = L.backend().piecesInOrder();
     int64_t Chunk, Chunks;
-    int64_t ElemBytes = 0;
-    for (unsigned F = 0; F < N.Type.numFields(); ++F)
-      ElemBytes += int64_t(rt::byteSize(N.Type.field(F)));
+    int64_t ElemBytes = int64_t(N.Type.bytes());
     if (Stream) {
       // Chunks a level-2 cache holds with room to spare, however many
       // threads: each is read from memory once and scanned again from it.
@@ -782,8 +767,6 @@ public:
       // The chunks' published flags, and the ticket counter.
       L.Host.push_back(reinterpret_cast<uintptr_t>(L.scratch(PerChunk * 4)));
       L.Host.push_back(reinterpret_cast<uintptr_t>(L.scratch(8)));
-      L.Host.push_back(L.backend().nonTemporalStores() &&
-                       Len * ElemBytes >= NonTemporalBytes);
       if (!Chunks)
         return L.run(1, 0, 1, 1);
       return L.run(0, 0, std::min<int64_t>(T, Chunks), 1);

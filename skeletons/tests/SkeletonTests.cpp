@@ -825,6 +825,16 @@ TEST_CASE("scans keep the order of a non-commutative function across chunks") {
   CHECK(std::equal(Short.begin(), Short.end(), Seq.begin()));
 }
 
+/// Whether the CPU backend writes large outputs non-temporally on this host
+/// (CpuBackends.cpp: not on an x86 without SSE4a).
+static bool hostNonTemporalStores() {
+#if defined(__x86_64__) || defined(__i386__)
+  return llvm::sys::getHostCPUFeatures().lookup("sse4a");
+#else
+  return true;
+#endif
+}
+
 TEST_CASE("scans of outputs too large for the caches, written non-temporally") {
   // Outputs of 16 MiB or more take the non-temporal stores (Scan.cpp,
   // NonTemporalBytes); these straddle the bound, in long chunks.
@@ -838,6 +848,10 @@ TEST_CASE("scans of outputs too large for the caches, written non-temporally") {
       Bs[size_t(I)] = I % 11 - 5;
     }
     auto X = fromVectors<int64_t, int64_t>({N}, As, Bs);
+    auto IR = cpu().kernelIR(scanl1(Compose, X), false);
+    REQUIRE(IR);
+    CHECK((IR->find("!nontemporal") != std::string::npos) ==
+          hostNonTemporalStores());
     auto L = cpu().run(scanl1(Compose, X)).as<P>().toVector();
     auto R = cpu().run(scanr1(Compose, X)).as<P>().toVector();
     REQUIRE(L.size() == size_t(N));
@@ -892,10 +906,7 @@ TEST_CASE("element-wise outputs too large for the caches are written non-tempora
   // From 32 MiB of output (Map.cpp, NonTemporalMapBytes) the kernel's
   // stores say !nontemporal where they pay (CpuBackends.cpp: not on an
   // x86 without SSE4a); below, they do not. Both compute the same.
-  bool Pays = true;
-#if defined(__x86_64__) || defined(__i386__)
-  Pays = llvm::sys::getHostCPUFeatures().lookup("sse4a");
-#endif
+  bool Pays = hostNonTemporalStores();
   Fn Step("i32 (i32 %a)", "%r = mul i32 %a, 3\n%r = add i32 %r, 1");
   for (int64_t N : {int64_t(1000), (int64_t(1) << 23) + 17}) {
     CAPTURE(N);

@@ -108,6 +108,13 @@ public:
     return Fields[I];
   }
   const std::vector<ScalarKind> &fields() const { return Fields; }
+  /// The bytes of one element in memory, over all its fields.
+  size_t bytes() const {
+    size_t B = 0;
+    for (ScalarKind K : Fields)
+      B += byteSize(K);
+    return B;
+  }
   /// "f32", or "(i32, f64)" for a tuple.
   std::string str() const;
 

@@ -484,6 +484,13 @@ class Skeleton {
 public:
   virtual ~Skeleton() = default;
   virtual const char *name() const = 0;
+  /// Which of its kernels the skeleton generates for the consumer N on B,
+  /// where that depends on more than N's structure (on its sizes, say):
+  /// part of the kernel's key, and what generate() reads back from
+  /// G.root() and G.backend(). One kernel: 0.
+  virtual int64_t variant(const Node &N, const Backend &B) const {
+    return 0;
+  }
   virtual llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const = 0;
   virtual llvm::Error launch(Launch &L) const = 0;
@@ -529,11 +536,8 @@ llvm::Error segmentsOf(Launch &L, const Node &Segs, int64_t Inner,
 
 /// The skeletons of the library.
 const Skeleton &materializeSkeleton();
-/// The materialising consumer that computes the producer N on B: its
-/// Code[0] says whether it writes with non-temporal stores (an output of
-/// NonTemporalMapBytes or more where B's stores pay), which is part of the
-/// kernel's key.
-std::shared_ptr<Node> makeMaterialize(const NodeRef &N, const Backend &B);
+/// The materialising consumer that computes the producer N.
+std::shared_ptr<Node> makeMaterialize(const NodeRef &N);
 /// The scans of arrays of rank 2 or more, row by row (ScanRows.cpp).
 const Skeleton &scanRowsSkeleton(bool Left);
 
