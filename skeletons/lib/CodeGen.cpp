@@ -188,6 +188,11 @@ llvm::Error llq::detail::failure(const std::string &Message) {
                                              llvm::inconvertibleErrorCode());
 }
 
+bool llq::detail::holdsAtLeast(const Node &N, int64_t Bytes) {
+  int64_t Elem = std::max<int64_t>(int64_t(N.Type.bytes()), 1);
+  return N.Sh.size() >= (Bytes + Elem - 1) / Elem;
+}
+
 int64_t llq::detail::chunksFor(int64_t N, unsigned Threads,
                                int64_t MinChunk) {
   if (N <= 0)

@@ -154,8 +154,7 @@ static_assert(Tile % 8 == 0 && LargeTile % 8 == 0,
 
 /// The tile side for a walk of P.
 int64_t tileFor(const Node &P) {
-  return P.Sh.size() * int64_t(P.Type.bytes()) >= LargeTileBytes ? LargeTile
-                                                                 : Tile;
+  return holdsAtLeast(P, LargeTileBytes) ? LargeTile : Tile;
 }
 
 /// Whether N's fused tree, the part of it computed inside the kernel,
@@ -290,7 +289,7 @@ public:
   int64_t variant(const Node &N, const Backend &B) const override {
     const Node &P = *N.Kids[0];
     return B.nonTemporalStores() && !tiled(P, B) &&
-           P.Sh.size() * int64_t(P.Type.bytes()) >= NonTemporalMapBytes;
+           holdsAtLeast(P, NonTemporalMapBytes);
   }
 
   llvm::Expected<std::unique_ptr<llvm::Module>>

@@ -570,7 +570,7 @@ public:
   /// stores where B's stores pay.
   int64_t variant(const Node &N, const Backend &B) const override {
     return B.piecesInOrder() && B.nonTemporalStores() &&
-           N.Kids[0]->Sh.size() * int64_t(N.Type.bytes()) >= NonTemporalBytes;
+           holdsAtLeast(*N.Kids[0], NonTemporalBytes);
   }
 
   llvm::Expected<std::unique_ptr<llvm::Module>>

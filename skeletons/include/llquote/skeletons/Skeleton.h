@@ -502,6 +502,9 @@ std::shared_ptr<Node> makeConsumer(const Skeleton &Skel, const char *Name,
 /// A Select of each of N's outputs.
 std::vector<Acc> outputsOf(const std::shared_ptr<Node> &N);
 
+/// Whether N's elements take at least Bytes bytes (without overflow, for
+/// any shape).
+bool holdsAtLeast(const Node &N, int64_t Bytes);
 /// How many chunks of at least MinChunk a range of N splits into for
 /// Threads threads (0 when N is 0).
 int64_t chunksFor(int64_t N, unsigned Threads, int64_t MinChunk);
