@@ -14,6 +14,7 @@
 #include "llquote/runtime/Engine.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/TargetParser/Triple.h"
 #include <map>
 #include <mutex>
 
@@ -48,10 +49,8 @@ public:
   /// eight MOVNTIs of general registers, not measured to pay, and a
   /// scalar float store as a plain one. Elsewhere (AArch64's STNP) yes.
   bool nonTemporalStores() const override {
-    llvm::StringRef Triple = Eng.triple();
-    bool X86 = Triple.starts_with("x86_64") || Triple.starts_with("i386") ||
-               Triple.starts_with("i686");
-    return !X86 || llvm::StringRef(Eng.features()).contains("+sse4a");
+    return !llvm::Triple(Eng.triple()).isX86() ||
+           llvm::StringRef(Eng.features()).contains("+sse4a");
   }
   llvm::Error lower(llvm::Module &M, const KernelGen &,
                     bool Optimize) override {

@@ -85,18 +85,10 @@ pickRows(const std::shared_ptr<rt::Array> &A,
   for (auto [First, End] : Want)
     Rows += End - First;
   auto Out = newArray(A->type(), withRows(A->shape(), Rows));
-  int64_t Row = rowElems(A->shape());
-  for (size_t F = 0; F < A->numFields(); ++F) {
-    size_t RowBytes = size_t(Row) * rt::byteSize(A->type().field(F));
-    size_t At = 0;
-    for (auto [First, End] : Want) {
-      if (End > First)
-        std::memcpy(static_cast<std::byte *>(Out->data(F)) + At,
-                    static_cast<const std::byte *>(A->data(F)) +
-                        size_t(First) * RowBytes,
-                    size_t(End - First) * RowBytes);
-      At += size_t(End - First) * RowBytes;
-    }
+  int64_t At = 0;
+  for (auto [First, End] : Want) {
+    copyRows(*Out, At, *A, First, End - First);
+    At += End - First;
   }
   return Out;
 }
