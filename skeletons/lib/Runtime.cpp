@@ -811,7 +811,11 @@ RuntimeImpl::execute(Plan &P,
     }
     for (auto &[Leaf, From] : S.Leaves) {
       const std::shared_ptr<rt::Array> &A = ValueOf(From);
-      Leaf->Data = A;
+      // A pointer that owns nothing: A outlives the launch, and the copy
+      // and release of an owning one are two atomic operations a leaf, a
+      // visible part of a small array's run.
+      Leaf->Data = std::shared_ptr<rt::Array>(std::shared_ptr<rt::Array>(),
+                                              A.get());
       if (!(Leaf->Sh == A->shape()))
         Leaf->Sh = A->shape();
     }
@@ -877,9 +881,17 @@ Plan *RuntimeImpl::takePlan(const Node *N) {
   std::lock_guard<std::mutex> Lock(PlanLock);
   for (CachedPlan &C : Plans)
     if (C.Key == N && C.P && !C.Expr.expired()) {
-      // Busy: another thread runs this very expression now.
-      if (C.P->Busy.exchange(true, std::memory_order_acquire))
+      // Busy: another thread runs this very expression now. Only takePlan
+      // sets it, under PlanLock, so a load and a store do what an exchange
+      // would, without an atomic read-modify-write (a few nanoseconds of a
+      // small array's run); the acquire pairs with the release that ended
+      // the last run of the plan.
+      if (C.P->Busy.load(std::memory_order_acquire))
         return nullptr;
+      C.P->Busy.store(true, std::memory_order_relaxed);
+      // Counted here, under the lock, for the same reason.
+      PlanHits.store(PlanHits.load(std::memory_order_relaxed) + 1,
+                     std::memory_order_relaxed);
       C.LastUse = ++PlanClock;
       return C.P.get();
     }
@@ -934,9 +946,7 @@ RuntimeImpl::run(const NodeRef &N, std::shared_ptr<rt::Array> Into) {
     return N->Data;
   std::shared_ptr<Plan> Made;
   Plan *P = takePlan(N.get());
-  if (P) {
-    ++PlanHits;
-  } else {
+  if (!P) {
     auto Recorded = record(N, /*Compile=*/true);
     if (!Recorded)
       return Recorded.takeError();
