@@ -38,6 +38,7 @@
 #include <cstdlib>
 #include <fmt/format.h>
 #include <list>
+#include <thread>
 #include <map>
 #include <unordered_map>
 
@@ -103,23 +104,40 @@ template <size_t N> struct Spares {
     return nullptr;
   }
   /// Keeps A, if it is small and owns its storage, in an empty place, else
-  /// in that of one nothing else holds, else in turn.
-  void keep(const std::shared_ptr<rt::Array> &A) {
+  /// in that of one nothing else holds, else in turn; returns the array it
+  /// replaced, for the caller to let go.
+  std::shared_ptr<rt::Array> keep(const std::shared_ptr<rt::Array> &A) {
     if (!A->ownsData() || storageBytes(*A) > MaxBytes)
-      return;
+      return nullptr;
     for (std::shared_ptr<rt::Array> &S : Slot)
       if (!S) {
         S = A;
-        return;
+        return nullptr;
       }
     for (std::shared_ptr<rt::Array> &S : Slot)
-      if (S.use_count() == 1) {
-        S = A;
-        return;
-      }
-    Slot[Next] = A;
+      if (S.use_count() == 1)
+        return std::exchange(S, A);
+    std::shared_ptr<rt::Array> Old = std::exchange(Slot[Next], A);
     Next = (Next + 1) % N;
+    return Old;
   }
+};
+
+/// A lock whose uncontended lock and unlock cost one atomic exchange and a
+/// store, where a mutex's cost two atomic read-modify-writes: a warm run of
+/// a small array takes one, and each is a visible part of its cost. A
+/// waiter yields its thread while it waits.
+class SpinLock {
+public:
+  void lock() {
+    while (Held.exchange(true, std::memory_order_acquire))
+      while (Held.load(std::memory_order_relaxed))
+        std::this_thread::yield();
+  }
+  void unlock() { Held.store(false, std::memory_order_release); }
+
+private:
+  std::atomic<bool> Held{false};
 };
 
 /// What run() does for one expression, worked out once: the consumers to
@@ -380,7 +398,9 @@ private:
     uint64_t LastUse = 0;
   };
   static constexpr size_t MaxPlans = 16;
-  std::mutex PlanLock;
+  /// Held for a scan of Plans or Results, never across a call that may
+  /// take long (nothing is destroyed under it).
+  SpinLock PlanLock;
   std::vector<CachedPlan> Plans;
   uint64_t PlanClock = 0;
   /// N's plan if it is kept and free, marked busy; else null.
@@ -878,7 +898,7 @@ RuntimeImpl::control(Plan::Control &C,
 }
 
 Plan *RuntimeImpl::takePlan(const Node *N) {
-  std::lock_guard<std::mutex> Lock(PlanLock);
+  std::lock_guard<SpinLock> Lock(PlanLock);
   for (CachedPlan &C : Plans)
     if (C.Key == N && C.P && !C.Expr.expired()) {
       // Busy: another thread runs this very expression now. Only takePlan
@@ -900,9 +920,13 @@ Plan *RuntimeImpl::takePlan(const Node *N) {
 
 void RuntimeImpl::keepPlan(const NodeRef &N, std::shared_ptr<Plan> P,
                            const std::shared_ptr<rt::Array> *Result) {
-  std::lock_guard<std::mutex> Lock(PlanLock);
+  // What the kept plan and result replace is destroyed after the lock is
+  // let go: a plan may hold the last reference to a kernel.
+  CachedPlan Replaced;
+  std::shared_ptr<rt::Array> Dropped;
+  std::lock_guard<SpinLock> Lock(PlanLock);
   if (Result)
-    Results.keep(*Result);
+    Dropped = Results.keep(*Result);
   CachedPlan *Slot = nullptr;
   for (CachedPlan &C : Plans) {
     bool Gone = !C.P || C.Expr.expired();
@@ -921,14 +945,16 @@ void RuntimeImpl::keepPlan(const NodeRef &N, std::shared_ptr<Plan> P,
     Plans.emplace_back();
     Slot = &Plans.back();
   }
-  if (Slot)
+  if (Slot) {
+    Replaced = std::move(*Slot);
     *Slot = CachedPlan{N.get(), N, std::move(P), ++PlanClock};
+  }
 }
 
 void RuntimeImpl::dropDeadPlans() {
   llvm::SmallVector<std::shared_ptr<Plan>, 16> Dead;
   {
-    std::lock_guard<std::mutex> Lock(PlanLock);
+    std::lock_guard<SpinLock> Lock(PlanLock);
     for (CachedPlan &C : Plans)
       if (C.P && C.Expr.expired())
         Dead.push_back(std::move(C.P));
@@ -967,7 +993,7 @@ RuntimeImpl::run(const NodeRef &N, std::shared_ptr<rt::Array> Into) {
                P->Result.Output == 0 && P->Steps[P->Result.Step].Root;
   if (Spare) {
     const Node &Root = *P->Steps[P->Result.Step].Root;
-    std::lock_guard<std::mutex> Lock(PlanLock);
+    std::lock_guard<SpinLock> Lock(PlanLock);
     Into = Results.take(Root.Type, Root.Sh);
   }
   auto R = execute(*P, In, std::move(Into), /*Recycle=*/false);
@@ -1180,8 +1206,10 @@ struct PreparedImpl {
   /// The expression: its Use nodes hold the default inputs.
   NodeRef Expr;
   std::shared_ptr<Plan> P;
-  /// Runs bind the plan's leaves: one at a time.
-  std::mutex Lock;
+  /// Runs bind the plan's leaves: one at a time. Calls from several threads
+  /// wait their turn, yielding (Prepared's documentation says to prepare an
+  /// expression once per thread instead).
+  SpinLock Lock;
 };
 } // namespace llq::detail
 
@@ -1252,7 +1280,7 @@ Prepared::tryRun(llvm::ArrayRef<detail::ArrayHandle> Inputs,
       In.push_back(&A);
     }
   }
-  std::lock_guard<std::mutex> Lock(P->Lock);
+  std::lock_guard<SpinLock> Lock(P->Lock);
   auto R = P->RT->execute(*P->P, In, Into ? Into->shared() : nullptr,
                           /*Recycle=*/true);
   if (!R)
