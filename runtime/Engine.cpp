@@ -41,6 +41,7 @@
 #include "llvm/IR/Operator.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CrashRecoveryContext.h"
@@ -1022,6 +1023,73 @@ Error Engine::optimize(Module &M, KernelOptions Options) const {
   return recoverFatalErrors(M.getContext(), kernelName(M), [&] {
     return runPipeline(M, **TM, OptLevel, Options.FastMath, *VectorMath);
   });
+}
+
+llvm::Expected<std::unique_ptr<MemoryBuffer>>
+compileObject(Module &M, const ObjectTarget &T) {
+  // Every target this LLVM has, once: an object may be for any of them.
+  static const bool Ready = [] {
+    InitializeAllTargetInfos();
+    InitializeAllTargets();
+    InitializeAllTargetMCs();
+    InitializeAllAsmPrinters();
+    return true;
+  }();
+  (void)Ready;
+  enableFatalErrorRecovery();
+  if (T.OptLevel > 3)
+    return createStringError(inconvertibleErrorCode(),
+                             "ObjectTarget::OptLevel is " +
+                                 std::to_string(T.OptLevel) +
+                                 ": expected 0 to 3");
+  bool Host = T.Triple.empty();
+  Triple TT(Host ? sys::getProcessTriple() : Triple::normalize(T.Triple));
+  std::string Why;
+  const Target *Tgt = TargetRegistry::lookupTarget(TT.str(), Why);
+  if (!Tgt)
+    return createStringError(inconvertibleErrorCode(),
+                             "ObjectTarget::Triple '" + T.Triple +
+                                 "': " + Why);
+  std::string CPU = T.CPU;
+  std::string Features = T.Features;
+  if (CPU.empty() || CPU == "host") {
+    if (Host || CPU == "host") {
+      CPU = sys::getHostCPUName().str();
+      SubtargetFeatures F;
+      for (const auto &Feature : sys::getHostCPUFeatures())
+        F.AddFeature(Feature.getKey(), Feature.getValue());
+      if (!Features.empty())
+        F.AddFeature(Features);
+      Features = F.getString();
+    } else {
+      CPU = "generic";
+    }
+  } else if (Error E = checkCPU(TT, CPU, "ObjectTarget::CPU")) {
+    return std::move(E);
+  }
+  TargetOptions Options;
+  std::unique_ptr<TargetMachine> TM(Tgt->createTargetMachine(
+      TT.str(), CPU, Features, Options, Reloc::PIC_, std::nullopt,
+      codeGenLevel(T.OptLevel)));
+  if (!TM)
+    return createStringError(inconvertibleErrorCode(),
+                             "no target machine for " + TT.str() + ", CPU " +
+                                 CPU);
+  M.setTargetTriple(TT.str());
+  M.setDataLayout(TM->createDataLayout());
+  detail::VectorMathLibrary VM = detail::findVectorMath(TT);
+  std::unique_ptr<MemoryBuffer> Object;
+  if (Error E = recoverFatalErrors(M.getContext(), kernelName(M), [&]() -> Error {
+        if (Error E = runPipeline(M, *TM, T.OptLevel, /*FastMath=*/false, VM))
+          return E;
+        auto O = emitObject(M, *TM);
+        if (!O)
+          return O.takeError();
+        Object = std::move(*O);
+        return Error::success();
+      }))
+    return std::move(E);
+  return std::move(Object);
 }
 
 llvm::Expected<orc::ExecutorAddr> Engine::lookupAddress(StringRef Name) {

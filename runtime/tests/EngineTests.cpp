@@ -18,6 +18,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -1168,4 +1169,109 @@ TEST_CASE("cache_variables_choose_the_directory") {
     CHECK(errorOf(Engine::create()) ==
           "LLQ_CACHE='disabled': expected 1, on, 0 or off");
   }
+}
+
+//===----------------------------------------------------------------------===//
+// compileObject: code for another machine, ahead of time
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A loop the vectorizer widens to the CPU's vectors.
+const char *ScaleIR = R"(
+define void @k.scale(i64 %b, i64 %e, ptr noalias %a) {
+entry:
+  %none = icmp sge i64 %b, %e
+  br i1 %none, label %done, label %loop
+loop:
+  %i = phi i64 [ %b, %entry ], [ %n, %loop ]
+  %p = getelementptr float, ptr %a, i64 %i
+  %x = load float, ptr %p
+  %y = fmul float %x, 3.0
+  store float %y, ptr %p
+  %n = add i64 %i, 1
+  %more = icmp slt i64 %n, %e
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+)";
+
+/// ScaleIR compiled for T: the object file's bytes.
+std::string objectFor(const ObjectTarget &T) {
+  llvm::orc::ThreadSafeModule TSM = parseModule(ScaleIR);
+  return TSM.withModuleDo([&](llvm::Module &M) {
+    std::unique_ptr<llvm::MemoryBuffer> O = require(compileObject(M, T));
+    return O->getBuffer().str();
+  });
+}
+
+/// The architecture of the object file Bytes, and whether it defines Name.
+std::pair<llvm::Triple::ArchType, bool> inspect(const std::string &Bytes,
+                                                 StringRef Name) {
+  auto Obj = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(Bytes, "kernel.o"));
+  if (!Obj)
+    FAIL(llvm::toString(Obj.takeError()));
+  bool Defined = false;
+  for (const llvm::object::SymbolRef &S : (*Obj)->symbols()) {
+    llvm::Expected<StringRef> N = S.getName();
+    llvm::Expected<llvm::object::section_iterator> Sec = S.getSection();
+    if (N && Sec && *N == Name && *Sec != (*Obj)->section_end())
+      Defined = true;
+    if (!N)
+      llvm::consumeError(N.takeError());
+    if (!Sec)
+      llvm::consumeError(Sec.takeError());
+  }
+  return {(*Obj)->getArch(), Defined};
+}
+
+} // namespace
+
+TEST_CASE("compile_object_for_another_machine") {
+  SUBCASE("aarch64") {
+    std::string O = objectFor({"aarch64-linux-gnu", "neoverse-v2", "", 3});
+    auto [Arch, Defined] = inspect(O, "k.scale");
+    CHECK(Arch == llvm::Triple::aarch64);
+    CHECK(Defined);
+  }
+  SUBCASE("x86-64 CPUs differ in their vector code") {
+    std::string Base = objectFor({"x86_64-linux-gnu", "x86-64", "", 3});
+    std::string V3 = objectFor({"x86_64-linux-gnu", "x86-64-v3", "", 3});
+    std::string Zen5 = objectFor({"x86_64-linux-gnu", "znver5", "", 3});
+    for (const std::string *O : {&Base, &V3, &Zen5}) {
+      auto [Arch, Defined] = inspect(*O, "k.scale");
+      CHECK(Arch == llvm::Triple::x86_64);
+      CHECK(Defined);
+    }
+    CHECK(Base != V3);
+    CHECK(V3 != Zen5);
+  }
+  SUBCASE("the host, by default") {
+    std::string O = objectFor({});
+    auto [Arch, Defined] = inspect(O, "k.scale");
+    CHECK(Arch == llvm::Triple(llvm::sys::getProcessTriple()).getArch());
+    CHECK(Defined);
+  }
+}
+
+TEST_CASE("compile_object_names_a_bad_target") {
+  llvm::orc::ThreadSafeModule TSM = parseModule(ScaleIR);
+  TSM.withModuleDo([&](llvm::Module &M) {
+    std::string Triple =
+        errorOf(compileObject(M, {"pdp11-unknown-none", "", "", 3}));
+    CHECK_MESSAGE(Triple.find("ObjectTarget::Triple 'pdp11-unknown-none'") !=
+                      std::string::npos,
+                  Triple);
+    std::string CPU =
+        errorOf(compileObject(M, {"x86_64-linux-gnu", "znver99", "", 3}));
+    CHECK_MESSAGE(CPU.find("ObjectTarget::CPU='znver99': not a CPU of "
+                           "x86_64-unknown-linux-gnu") != std::string::npos,
+                  CPU);
+    std::string Level =
+        errorOf(compileObject(M, {"x86_64-linux-gnu", "", "", 7}));
+    CHECK(Level.find("ObjectTarget::OptLevel is 7: expected 0 to 3") !=
+          std::string::npos);
+  });
 }

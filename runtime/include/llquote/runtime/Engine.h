@@ -108,6 +108,33 @@ struct KernelOptions {
   bool FastMath = false;
 };
 
+/// The machine compileObject generates code for: another machine's, for
+/// ahead-of-time compilation, or the host's.
+struct ObjectTarget {
+  /// An LLVM target triple ("aarch64-linux-gnu", "x86_64-linux-gnu");
+  /// empty: the host's.
+  std::string Triple;
+  /// A CPU of the triple's target, as llc -mcpu names it ("znver4",
+  /// "x86-64-v3", "neoverse-v2"); empty: the host's CPU and features where
+  /// Triple is empty, else the target's generic CPU.
+  std::string CPU;
+  /// Target features added to the CPU's ("+avx2,-avx512f"), as llc -mattr.
+  std::string Features;
+  /// 0 to 3, as EngineOptions::OptLevel.
+  unsigned OptLevel = 3;
+};
+
+/// M compiled into a relocatable object file for T, optimised by the
+/// engine's own pipeline with T's cost model (vector width, vector math
+/// library) and code generation, without a JIT: the code a program links
+/// ahead of time. M's triple and data layout become T's; its definitions
+/// keep their names and linkage. Fails, naming the cause, on a triple or
+/// CPU LLVM does not know, a target this LLVM was built without, an
+/// invalid module, or an error in code generation (as addModule would).
+/// Thread-safe for modules in distinct contexts.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+compileObject(llvm::Module &M, const ObjectTarget &T);
+
 /// Which path produced a kernel's code.
 enum class KernelOrigin {
   Compiled,    ///< Optimised and compiled by this request.
