@@ -62,9 +62,9 @@ public:
                          {"rows"}, Ctx);
   }
 
-  llvm::Error launch(Launch &L) const override {
+  llq::rt::Status launch(Launch &L) const override {
     const Node &N = L.root();
-    if (llvm::Error E = L.output(N.Type, N.Sh))
+    if (llq::rt::Status E = L.output(N.Type, N.Sh); !E.ok())
       return E;
     return L.run(0, 0, N.Sh.extent(0), 1);
   }

@@ -169,36 +169,9 @@ const Template Concatenated = LLQ_HYGIENIC_INSTRS(R"(
 
 } // namespace
 
-/// The tree is a true tree (Runtime copies shared producers apart), so
-/// every node has one position.
-std::vector<const Node *> llq::detail::preorder(const Node &Root) {
-  std::vector<const Node *> Order, Work{&Root};
-  while (!Work.empty()) {
-    const Node *N = Work.back();
-    Work.pop_back();
-    Order.push_back(N);
-    for (auto It = N->Kids.rbegin(); It != N->Kids.rend(); ++It)
-      Work.push_back(It->get());
-  }
-  return Order;
-}
-
 llvm::Error llq::detail::failure(const std::string &Message) {
   return llvm::make_error<llvm::StringError>(Message,
                                              llvm::inconvertibleErrorCode());
-}
-
-bool llq::detail::holdsAtLeast(const Node &N, int64_t Bytes) {
-  int64_t Elem = std::max<int64_t>(int64_t(N.Type.bytes()), 1);
-  return N.Sh.size() >= (Bytes + Elem - 1) / Elem;
-}
-
-int64_t llq::detail::chunksFor(int64_t N, unsigned Threads,
-                               int64_t MinChunk) {
-  if (N <= 0)
-    return 0;
-  int64_t ByGrain = (N + MinChunk - 1) / MinChunk;
-  return std::max<int64_t>(1, std::min<int64_t>(ByGrain, int64_t(Threads) * 4));
 }
 
 //===-- KernelGen ---------------------------------------------------------===//
@@ -797,147 +770,19 @@ KernelGen::instantiate(const Template &Skel, Bindings Extra,
 
 //===-- Backend -----------------------------------------------------------===//
 
-rt::Expected<std::shared_ptr<rt::Array>>
-Backend::allocate(const ElemType &T, const Shape &Sh) {
-  rt::Expected<rt::Array> A =
-      rt::Array::create(T, Sh, rt::Array::Fill::Uninitialized);
-  if (!A)
-    return A.status();
-  return std::make_shared<rt::Array>(std::move(*A));
-}
-
 llvm::Expected<std::string> Backend::targetCode(llvm::Module &,
                                                 const KernelGen &) {
   return failure("this backend shows no target code as text");
 }
 
-rt::Expected<std::shared_ptr<void>> Backend::scratch(size_t Bytes) {
-  size_t Rounded = scratchBytes(Bytes);
-  void *P = std::aligned_alloc(64, Rounded);
-  if (!P)
-    return rt::Status::error("out of memory");
-  std::memset(P, 0, Rounded);
-  return std::shared_ptr<void>(P, [](void *Q) { std::free(Q); });
-}
+//===-- Faults ------------------------------------------------------------===//
 
-//===-- Launch ------------------------------------------------------------===//
-
-Launch::Launch(const Node &Root, const Kernel &K, Backend &B,
-               const std::vector<const Node *> *Order)
-    : Root(Root), K(K), B(B), OwnOrder(Order ? std::vector<const Node *>()
-                                             : preorder(Root)),
-      Nodes(Order ? *Order : OwnOrder), HostArrays(B.readsHostArrays()) {}
-
-int64_t Launch::grain(int64_t HostGrain) const {
-  if (K.Loops)
-    return B.grain(std::min<int64_t>(HostGrain, 16));
-  int64_t Scaled = HostGrain * 24 / std::max<int64_t>(K.Weight, 3);
-  Scaled = std::clamp<int64_t>(Scaled, std::max<int64_t>(HostGrain / 16, 64),
-                               HostGrain * 8);
-  return B.grain(Scaled / 64 * 64);
-}
-
-llvm::Error Launch::output(const ElemType &T, const Shape &Sh) {
-  if (Outputs.empty() && Reuse && Reuse->type() == T && Reuse->shape() == Sh) {
-    // Only storage the kernels write in place can be reused.
-    bool InPlace = B.readsHostArrays();
-    if (!InPlace) {
-      auto R = B.resident(Reuse);
-      InPlace = R && *R == Reuse;
-    }
-    if (InPlace) {
-      Outputs.push_back(std::move(Reuse));
-      return llvm::Error::success();
-    }
-  }
-  rt::Expected<std::shared_ptr<rt::Array>> A = B.allocate(T, Sh);
-  if (!A)
-    return failure(fmt::format("{}: {}", Root.Name, A.message()));
-  Outputs.push_back(std::move(*A));
-  return llvm::Error::success();
-}
-
-void *Launch::scratch(size_t Bytes) {
-  rt::Expected<std::shared_ptr<void>> P = B.scratch(Bytes);
-  if (!P)
-    throw ArrayError(fmt::format("{}: cannot allocate {} bytes of scratch "
-                                 "memory: {}",
-                                 Root.Name, Bytes, P.message()));
-  Scratch.push_back(*P);
-  return P->get();
-}
-
-llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
-                        int64_t Grain) {
-  Args.assign(K.Slots.size(), 0);
-  for (size_t I = 0; I < K.Slots.size(); ++I) {
-    const SlotSpec &S = K.Slots[I];
-    const Node &N = *Nodes[S.NodeIx];
-    uint64_t &V = Args[I];
-    switch (S.K) {
-    case SlotSpec::Buffer: {
-      const rt::Array *Held = HostArrays ? N.Data.get() : nullptr;
-      for (auto &[Read, Dev] : Resident)
-        if (Read == N.Data.get())
-          Held = Dev.get();
-      if (!Held) {
-        rt::Expected<std::shared_ptr<rt::Array>> R = B.resident(N.Data);
-        if (!R)
-          return failure(fmt::format("{}: {}", Root.Name, R.message()));
-        Resident.emplace_back(N.Data.get(), *R);
-        Held = Resident.back().second.get();
-      }
-      V = reinterpret_cast<uintptr_t>(Held->data(S.A));
-      break;
-    }
-    case SlotSpec::Extent:
-      V = uint64_t(N.Sh.extent(S.A));
-      break;
-    case SlotSpec::ConstField:
-      V = N.Consts[S.A].bits(S.B);
-      break;
-    case SlotSpec::Val:
-      V = uint64_t(N.Vals[S.A]);
-      break;
-    case SlotSpec::Out:
-      if (S.A >= Outputs.size() && OutputsPending) {
-        V = 0;
-        break;
-      }
-      if (S.A >= Outputs.size())
-        return failure(fmt::format("{}: the kernel writes output {}, which "
-                                   "its skeleton did not allocate",
-                                   Root.Name, S.A));
-      V = reinterpret_cast<uintptr_t>(Outputs[S.A]->data(S.B));
-      break;
-    case SlotSpec::Host:
-      if (S.A >= Host.size())
-        return failure(fmt::format("{}: the kernel reads host value {}, "
-                                   "which its skeleton did not set",
-                                   Root.Name, S.A));
-      V = Host[S.A];
-      break;
-    case SlotSpec::Fault:
-      if (!FaultWord) {
-        try {
-          FaultWord = static_cast<int64_t *>(scratch(sizeof(int64_t)));
-        } catch (const ArrayError &E) {
-          return failure(E.what());
-        }
-        *FaultWord = -1;
-      }
-      V = reinterpret_cast<uintptr_t>(FaultWord);
-      break;
-    }
-  }
-  if (Phase >= K.numPhases())
-    return failure(fmt::format("{}: the kernel has no phase {}", Root.Name,
-                               Phase));
-  rt::Status St = B.launch(K, Phase, Begin, End, Args.data(), Grain);
-  if (!St.ok())
-    return failure(fmt::format("{}: {}", Root.Name, St.message()));
-  int64_t At =
-      FaultWord ? __atomic_load_n(FaultWord, __ATOMIC_RELAXED) : int64_t(-1);
+/// The message of fault code At of L's kernel, naming the scalar function
+/// at fault (Kernel::DescribeFault of the kernels the Runtime compiles).
+std::string llq::detail::describeFault(const Launch &L, int64_t At) {
+  const Node &Root = L.root();
+  const Kernel &K = L.kernel();
+  const std::vector<const Node *> &Nodes = L.nodes();
   // Functions with one text are one function of the kernel: a fault in
   // function FnIx names the first operation, in the tree's preorder, that
   // uses it.
@@ -953,17 +798,17 @@ llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
     size_t Which = size_t((At - ReadFault) % 64);
     auto [N, F] = UserOf(size_t((At - ReadFault) / 64));
     if (F && Which < F->impl().Arrays.size())
-      return failure(fmt::format(
+      return fmt::format(
           "{}: the function of {} ({}) read its array %{}{} at an index "
           "outside it; reported because checks are on "
           "(RuntimeOptions::Checks, LLQ_CHECKS)",
           Root.Name, N->Name, F->where(), F->impl().Arrays[Which].Name,
           Which < F->arrays().size() && F->arrays()[Which].node()
               ? " of shape " + F->arrays()[Which].shape().str()
-              : std::string()));
-    return failure(fmt::format("{}: one of its functions read an array at "
+              : std::string());
+    return fmt::format("{}: one of its functions read an array at "
                                "an index outside it",
-                               Root.Name));
+                       Root.Name);
   }
   if (At >= DivisionFault) {
     size_t FnIx = size_t((At - DivisionFault) / 2);
@@ -972,22 +817,22 @@ llvm::Error Launch::run(unsigned Phase, int64_t Begin, int64_t End,
                                   "least value divided by -1)"
                                 : "integer division by zero";
     if (auto [N, F] = UserOf(FnIx); F)
-      return failure(fmt::format(
+      return fmt::format(
           "{}: {} in the function of {} ({}); reported because checks are "
           "on (RuntimeOptions::Checks, LLQ_CHECKS)",
-          Root.Name, What, N->Name, F->where()));
-    return failure(fmt::format("{}: {} in one of its functions", Root.Name,
-                               What));
+          Root.Name, What, N->Name, F->where());
+    return fmt::format("{}: {} in one of its functions", Root.Name,
+                       What);
   }
   if (At >= 0 && size_t(At) < Nodes.size()) {
     const Node &N = *Nodes[size_t(At)];
     const Node &Src = *N.Kids[0];
-    return failure(fmt::format(
+    return fmt::format(
         "{}: the index function of {} ({}) returned an index outside the "
         "shape {} of its source; the result is not defined there",
-        Root.Name, N.Name, N.Fns[0].where(), Src.Sh.str()));
+        Root.Name, N.Name, N.Fns[0].where(), Src.Sh.str());
   }
-  return llvm::Error::success();
+  return fmt::format("{}: its kernel reported fault {}", Root.Name, At);
 }
 
 //===-- Consumers ---------------------------------------------------------===//

@@ -23,9 +23,6 @@ using namespace llq::detail;
 
 namespace {
 
-/// Pieces per thread of a launch whose scalar functions loop (Kernel::Loops).
-constexpr unsigned LoopingPiecesPerThread = 16;
-
 /// What the CPU backends share: kernels compiled by the JIT engine, with
 /// its memory and disk caches, and called as host functions.
 class JitBackend : public Backend {
@@ -36,11 +33,7 @@ public:
   /// the next run's, its pages already in place.
   rt::Expected<std::shared_ptr<rt::Array>>
   allocate(const ElemType &T, const Shape &Sh) override {
-    rt::Expected<rt::Array> A =
-        rt::Array::create(T, Sh, rt::Array::Fill::Uninitialized, Pool.get());
-    if (!A)
-      return A.status();
-    return std::make_shared<rt::Array>(std::move(*A));
+    return allocateFrom(Pool.get(), T, Sh);
   }
   bool readsHostArrays() const override { return true; }
   /// On x86, only where SSE4a's scalar MOVNTSS/MOVNTSD exist (AMD's
@@ -119,10 +112,7 @@ public:
   bool atomics() const override { return true; }
   rt::Status launch(const Kernel &K, unsigned Phase, int64_t Begin,
                     int64_t End, void *Args, int64_t Grain) override {
-    // Elements whose functions loop may cost very different amounts (an
-    // escape-time loop): cut their range finer, so that stealing balances it.
-    unsigned Pieces = K.Loops ? LoopingPiecesPerThread : 0;
-    return G.parallelFor(Begin, End, K.Phases[Phase], Args, Grain, Pieces);
+    return launchOnGang(G, K, Phase, Begin, End, Args, Grain);
   }
 
 private:

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../host/Launchers.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llvm/IR/Module.h"
 #include <fmt/format.h>
@@ -79,9 +80,9 @@ entry:
 $defs:entries
 )");
 
-class Filter final : public Skeleton {
+class Filter final : public LibrarySkeleton {
 public:
-  const char *name() const override { return "filter"; }
+  Filter() : LibrarySkeleton(filterLauncher()) {}
 
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
@@ -105,35 +106,6 @@ public:
                          {"count", "write"}, Ctx);
   }
 
-  llvm::Error launch(Launch &L) const override {
-    const Node &N = L.root();
-    int64_t Len = N.Kids[0]->Sh.extent(0);
-    if (N.Fns.empty())
-      Len = std::min(Len, N.Kids[1]->Sh.extent(0));
-    int64_t Chunks = chunksFor(Len, L.backend().parallelism(), 1 << 13);
-    int64_t Chunk = Chunks ? (Len + Chunks - 1) / Chunks : 0;
-    if (Chunks)
-      Chunks = (Len + Chunk - 1) / Chunk; // every chunk non-empty
-    auto *Counts = static_cast<int64_t *>(
-        L.scratch(size_t(std::max<int64_t>(Chunks, 1)) * 8));
-    L.Host = {uint64_t(Len), uint64_t(Chunk),
-              reinterpret_cast<uintptr_t>(Counts)};
-    L.OutputsPending = true;
-    if (llvm::Error E = L.run(0, 0, Chunks, 1))
-      return E;
-    L.OutputsPending = false;
-    // Each chunk's first position: the counts before it.
-    int64_t Total = 0;
-    for (int64_t C = 0; C < Chunks; ++C) {
-      int64_t K = Counts[C];
-      Counts[C] = Total;
-      Total += K;
-    }
-    rt::Expected<Shape> Sh = Shape::make({Total});
-    if (llvm::Error E = L.output(N.Type, *Sh))
-      return E;
-    return L.run(1, 0, Chunks, 1);
-  }
 };
 
 const Filter FilterSkel;

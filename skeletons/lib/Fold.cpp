@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../host/Launchers.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
@@ -148,9 +149,9 @@ Extents outerExtents(const Shape &Sh) {
   return Extents(Sh.extents(), Sh.extents() + Sh.rank() - 1);
 }
 
-class Fold final : public Skeleton {
+class Fold final : public LibrarySkeleton {
 public:
-  const char *name() const override { return "fold"; }
+  Fold() : LibrarySkeleton(foldLauncher()) {}
 
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
@@ -181,37 +182,11 @@ public:
                          {"part", "final"}, Ctx);
   }
 
-  llvm::Error launch(Launch &L) const override {
-    const Node &N = L.root(), &A = *N.Kids[0];
-    int64_t N1 = A.Sh.extent(A.Sh.rank() - 1);
-    int64_t Rows = N.Sh.size();
-    if (llvm::Error E = L.output(N.Type, N.Sh))
-      return E;
-    unsigned T = L.backend().parallelism();
-    int64_t Chunks;
-    if (N1 == 0 || Rows == 0)
-      Chunks = 0;
-    else if (T == 1 || Rows >= 2 * int64_t(T))
-      Chunks = 1;
-    else
-      Chunks = chunksFor(N1, std::max<unsigned>(1, unsigned(2 * T / Rows)),
-                         1 << 14);
-    int64_t Chunk = Chunks ? (N1 + Chunks - 1) / Chunks : 0;
-    if (Chunks)
-      Chunks = (N1 + Chunk - 1) / Chunk; // every chunk non-empty
-    void *Part = L.scratch(size_t(std::max<int64_t>(Rows * Chunks, 1)) *
-                           N.Type.numFields() * 8);
-    L.Host = {uint64_t(N1), uint64_t(Chunks), uint64_t(Chunk),
-              reinterpret_cast<uintptr_t>(Part)};
-    if (llvm::Error E = L.run(0, 0, Rows * Chunks, 1))
-      return E;
-    return L.run(1, 0, Rows, 64);
-  }
 };
 
-class FoldSeg final : public Skeleton {
+class FoldSeg final : public LibrarySkeleton {
 public:
-  const char *name() const override { return "foldSeg"; }
+  FoldSeg() : LibrarySkeleton(foldSegLauncher()) {}
 
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
@@ -243,20 +218,6 @@ public:
                          {"seg"}, Ctx);
   }
 
-  llvm::Error launch(Launch &L) const override {
-    const Node &N = L.root(), &A = *N.Kids[0], &S = *N.Kids[1];
-    int64_t NSeg = S.Sh.size();
-    int64_t Inner = A.Sh.extent(A.Sh.rank() - 1);
-    int64_t *Offs, *Lens;
-    if (llvm::Error E =
-            segmentsOf(L, S, Inner, !N.Consts.empty(), Offs, Lens))
-      return E;
-    if (llvm::Error E = L.output(N.Type, N.Sh))
-      return E;
-    L.Host = {uint64_t(NSeg), reinterpret_cast<uintptr_t>(Offs),
-              reinterpret_cast<uintptr_t>(Lens)};
-    return L.run(0, 0, N.Sh.size(), 16);
-  }
 };
 
 const Fold FoldSkel;
@@ -327,43 +288,6 @@ Acc makeFoldSeg(const char *Name, const Fn &F, const Scalar *Seed,
 }
 
 } // namespace
-
-llvm::Error llq::detail::readSegments(const char *Name, const rt::Array &S,
-                                      int64_t Inner, bool AllowEmpty,
-                                      int64_t *Offs, int64_t *Lens) {
-  int64_t NSeg = S.size();
-  int64_t Sum = 0;
-  for (int64_t I = 0; I < NSeg; ++I) {
-    int64_t Len = S.type().field(0) == ScalarKind::I64
-                      ? static_cast<const int64_t *>(S.data(0))[I]
-                      : static_cast<const int32_t *>(S.data(0))[I];
-    if (Len < 0)
-      return failure(fmt::format("{}: segment {} has length {}", Name, I,
-                                 Len));
-    if (Len == 0 && !AllowEmpty)
-      return failure(fmt::format("{}: segment {} is empty, and {} has no "
-                                 "seed",
-                                 Name, I, Name));
-    Offs[I] = Sum;
-    Lens[I] = Len;
-    if (__builtin_add_overflow(Sum, Len, &Sum))
-      return failure(fmt::format("{}: the segment lengths overflow", Name));
-  }
-  if (Sum != Inner)
-    return failure(fmt::format("{}: the segments add up to {}, but the "
-                               "innermost dimension has {} elements",
-                               Name, Sum, Inner));
-  return llvm::Error::success();
-}
-
-llvm::Error llq::detail::segmentsOf(Launch &L, const Node &S, int64_t Inner,
-                                    bool AllowEmpty, int64_t *&Offs,
-                                    int64_t *&Lens) {
-  int64_t NSeg = S.Sh.size();
-  Offs = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
-  Lens = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
-  return readSegments(L.root().Name, *S.Data, Inner, AllowEmpty, Offs, Lens);
-}
 
 Acc llq::fold(const Fn &F, const Scalar &Seed, const Acc &A) {
   return makeFold("fold", F, &Seed, A);

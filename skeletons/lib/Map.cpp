@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../host/Launchers.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -114,12 +115,6 @@ entry:
 $defs:entries
 )");
 
-/// Outputs of at least this many bytes are written with non-temporal
-/// stores (not tiled walks): at 2^24 floats (64 MiB) a map took 3.36-3.44
-/// ms so against 3.82-4.04 with plain stores, OpenMP's 3.37-3.71; at 2^22
-/// (16 MiB, which the caches partly hold between calls) twice as long.
-constexpr int64_t NonTemporalMapBytes = int64_t(32) << 20;
-
 /// The heaviest elements whose stores stay non-temporal: LLVM's loop
 /// vectorizer does not vectorize a loop whose non-temporal vector stores
 /// are not known to be aligned, so that only elements cheap enough to keep
@@ -138,37 +133,6 @@ void keepNonTemporalIfLight(llvm::Module &M, const KernelGen &G) {
     for (llvm::BasicBlock &BB : F)
       for (llvm::Instruction &I : BB)
         I.setMetadata(llvm::LLVMContext::MD_nontemporal, nullptr);
-}
-
-/// The side of a tile, in elements: 32 x 32 floats are 4 KiB of output and
-/// 32 source rows of 128 bytes, well inside a level-1 cache.
-constexpr int64_t Tile = 32;
-/// The side of a tile of a matrix of LargeTileBytes or more: 64 x 64 floats
-/// read 256 bytes of each of 64 source rows, whole lines that the hardware
-/// prefetches, and touch half as many pages per byte moved; a smaller
-/// matrix is in cache anyway, and more tiles share it better among threads.
-constexpr int64_t LargeTile = 64;
-constexpr int64_t LargeTileBytes = int64_t(4) << 20;
-static_assert(Tile % 8 == 0 && LargeTile % 8 == 0,
-              "a full tile is a whole number of 8 x 8 blocks");
-
-/// The tile side for a walk of P.
-int64_t tileFor(const Node &P) {
-  return holdsAtLeast(P, LargeTileBytes) ? LargeTile : Tile;
-}
-
-/// Whether N's fused tree, the part of it computed inside the kernel,
-/// transposes an array. The arrays a function reads (Fn::with) are
-/// computed before the kernel: they are not looked into.
-bool transposes(const Node &N) {
-  if (N.K == Op::Transpose)
-    return true;
-  if (!N.isProducer() || N.K == Op::Use)
-    return false;
-  for (unsigned K = 0; K < N.NumInputs; ++K)
-    if (transposes(*N.Kids[K]))
-      return true;
-  return false;
 }
 
 /// The manifest array P transposes with nothing fused over it (through
@@ -271,26 +235,10 @@ Code transposeBlock(KernelGen &G, const Node &P, const Node &Src) {
   return Out;
 }
 
-/// Whether P, a materialised array, is walked in tiles: where the backend's
-/// threads gain by it (Backend::tiledWalks). A GPU thread runs one element
-/// of the map, so that a warp's writes are neighbours; a tile per thread
-/// would serialise 1024 of them.
-bool tiled(const Node &P, const Backend &B) {
-  return B.tiledWalks() && P.Sh.rank() == 2 && transposes(P);
-}
-
-class Materialize final : public Skeleton {
+class Materialize final : public LibrarySkeleton {
 public:
-  const char *name() const override { return "map"; }
+  Materialize() : LibrarySkeleton(materializeLauncher()) {}
 
-  /// 1: the output is written with non-temporal stores (an output of
-  /// NonTemporalMapBytes or more, not walked in tiles, where B's stores
-  /// pay).
-  int64_t variant(const Node &N, const Backend &B) const override {
-    const Node &P = *N.Kids[0];
-    return B.nonTemporalStores() && !tiled(P, B) &&
-           holdsAtLeast(P, NonTemporalMapBytes);
-  }
 
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
@@ -334,19 +282,6 @@ public:
     return M;
   }
 
-  llvm::Error launch(Launch &L) const override {
-    const Node &P = *L.root().Kids[0];
-    if (llvm::Error E = L.output(P.Type, P.Sh))
-      return E;
-    if (tiled(P, L.backend())) {
-      int64_t Side = tileFor(P);
-      L.Host = {uint64_t(Side)};
-      int64_t Tiles = ((P.Sh.extent(0) + Side - 1) / Side) *
-                      ((P.Sh.extent(1) + Side - 1) / Side);
-      return L.run(0, 0, Tiles, L.backend().grain(4));
-    }
-    return L.run(0, 0, P.Sh.size(), L.grain(4096));
-  }
 };
 
 } // namespace

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../host/Launchers.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
@@ -35,6 +36,7 @@
 
 using namespace llq;
 using namespace llq::detail;
+using namespace llq::detail::permute;
 
 namespace {
 
@@ -86,15 +88,6 @@ entry:
 $defs:entries
 )");
 
-/// Host slots of the kernel: the tuple path's lock bytes; the private
-/// copies, their reached-bytes, the output's size, a part's length and the
-/// number of parts.
-enum HostSlot : unsigned { Locks, Private, Reached, OutSize, PartLen, Parts };
-
-/// The output is privatised when it has at most this many cells...
-constexpr int64_t MaxPrivateCells = 1 << 16;
-/// ...and the source has at least this many elements per output cell.
-constexpr int64_t MinSourcePerCell = 4;
 
 /// Whether F is an operation whose identity is zero (integer add, or, xor,
 /// unsigned max), so that a private copy may start as zeros.
@@ -248,9 +241,9 @@ const Template MergeIfReached = LLQ_INSTRS(R"(
   }
 )");
 
-class Permute final : public Skeleton {
+class Permute final : public LibrarySkeleton {
 public:
-  const char *name() const override { return "permute"; }
+  Permute() : LibrarySkeleton(permuteLauncher()) {}
 
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
@@ -326,7 +319,7 @@ public:
     if (G.atomics() && !N.Type.isTuple()) {
       // Copies of an operation whose identity is zero start as the zeroed
       // scratch; the others keep a byte per cell that says it was reached.
-      bool Zero = zeroIsIdentity(Combine);
+      bool Zero = N.Code[0] != 0;
       G.code(PSetup, PrivateSetup,
              {{"partlen", G.hostInt(PartLen)},
               {"outsize", G.hostInt(OutSize)},
@@ -379,47 +372,6 @@ public:
                          {"init", "scatter", "private", "merge"}, Ctx);
   }
 
-  llvm::Error launch(Launch &L) const override {
-    const Node &N = L.root();
-    if (llvm::Error E = L.output(N.Type, N.Sh))
-      return E;
-    int64_t Cells = N.Sh.size(), Source = N.Kids[1]->Sh.size();
-    unsigned Threads = L.backend().parallelism();
-    // A scatter short enough to run on the calling thread alone would pay
-    // an atomic per element for nothing: it goes into one private copy,
-    // merged after, where that copy is no longer than the source.
-    int64_t Grain = L.grain(4096);
-    bool OneThread = Source <= Grain || Threads == 1;
-    bool Privatise =
-        L.backend().atomics() && !N.Type.isTuple() && Cells > 0 &&
-        Cells <= MaxPrivateCells &&
-        (OneThread ? Cells <= Source
-                   : Threads > 1 &&
-                         Source >= MinSourcePerCell * Cells * int64_t(Threads));
-    L.Host.assign(Parts + 1, 0);
-    L.Host[Locks] = reinterpret_cast<uintptr_t>(
-        L.scratch(N.Type.isTuple() ? size_t(Cells) : 1));
-    if (llvm::Error E = L.run(0, 0, Cells, Grain))
-      return E;
-    if (!Privatise)
-      return L.run(1, 0, Source, Grain);
-    int64_t Len = OneThread ? Source : (Source + Threads - 1) / Threads;
-    int64_t NumParts = (Source + Len - 1) / Len;
-    size_t Bytes = rt::byteSize(N.Type.field(0));
-    // Pieces of at least Len indices start Len or more apart, so no two
-    // share a part (their first index over Len).
-    L.Host[Private] = reinterpret_cast<uintptr_t>(
-        L.scratch(size_t(NumParts * Cells) * Bytes));
-    if (!zeroIsIdentity(N.Fns[0]))
-      L.Host[Reached] =
-          reinterpret_cast<uintptr_t>(L.scratch(size_t(NumParts * Cells)));
-    L.Host[OutSize] = uint64_t(Cells);
-    L.Host[PartLen] = uint64_t(Len);
-    L.Host[Parts] = uint64_t(NumParts);
-    if (llvm::Error E = L.run(2, 0, Source, Len))
-      return E;
-    return L.run(3, 0, Cells, Grain);
-  }
 };
 
 const Permute PermuteSkel;
@@ -432,6 +384,9 @@ Acc llq::permute(const Fn &Combine, const Acc &Defaults, const Fn &Proj,
   useFns(*N, {Combine, Proj});
   if (!N->Error.empty())
     return Acc(N);
+  // Structural, and read by the launcher, which has no functions: whether
+  // a private copy may start as zeros.
+  N->Code = {zeroIsIdentity(Combine) ? 1 : 0};
   N->Type = Defaults.type();
   N->Sh = Defaults.shape();
   N->OutTypes = {N->Type};

@@ -461,7 +461,10 @@ llvm::Error RuntimeImpl::dump(const llvm::Module &M, const std::string &Name,
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
 RuntimeImpl::generate(KernelGen &G, llvm::LLVMContext &Ctx) {
-  auto M = G.root().Skel->generate(G, Ctx);
+  // Every consumer the library or a skeleton author builds holds a
+  // Skeleton; a bare Launcher is the ahead-of-time runtime's, which never
+  // generates.
+  auto M = static_cast<const Skeleton &>(*G.root().Skel).generate(G, Ctx);
   if (M && G.checks())
     addDivisionChecks(**M, G);
   if (M)
@@ -563,6 +566,7 @@ RuntimeImpl::kernelFor(const Node &Root) {
   K->Slots = G.slots();
   weighFunctions(**M, G, *K);
   K->FnHashes = G.functionHashes();
+  K->DescribeFault = &describeFault;
   std::string How;
   if (llvm::Error E = B->compile(std::move(*M), std::move(Ctx), G, *K, How))
     return std::move(E);
@@ -812,7 +816,7 @@ RuntimeImpl::execute(Plan &P,
     const Node &Root = *P.Steps[P.Result.Step].Root;
     Into = P.Recycled.take(Root.Type, Root.Sh);
   }
-  llvm::SmallVector<llvm::SmallVector<std::shared_ptr<rt::Array>, 2>, 2> Outs(
+  llvm::SmallVector<std::vector<std::shared_ptr<rt::Array>>, 2> Outs(
       P.Steps.size());
   auto ValueOf = [&](const Plan::Source &From) -> const std::shared_ptr<rt::Array> & {
     if (From.Loop >= 0)
@@ -848,8 +852,8 @@ RuntimeImpl::execute(Plan &P,
     if (P.Result.Step == I && P.Result.Output == 0)
       L.Reuse = std::move(Into);
     try {
-      if (llvm::Error E = S.Root->Skel->launch(L))
-        return std::move(E);
+      if (rt::Status E = S.Root->Skel->launch(L); !E.ok())
+        return failure(E.message());
     } catch (const ArrayError &Ex) {
       return failure(Ex.what());
     }

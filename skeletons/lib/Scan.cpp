@@ -19,7 +19,7 @@
 // once (foldRange, scanChunk), so that four chains of calls are in flight.
 // A chunk waits only on one ticketed before it, which a running thread
 // holds, so the waits cannot deadlock. An output too large for the caches
-// (NonTemporalBytes) is written with non-temporal stores (variant 1),
+// (ScanNonTemporalBytes) is written with non-temporal stores (variant 1),
 // which do not read each line from memory before writing it: the scan then
 // moves the bytes of a copy, not of a copy and a read. The GPU keeps the
 // three phases: its
@@ -31,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../host/Launchers.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
@@ -41,12 +42,6 @@ using namespace llq::detail;
 
 namespace {
 
-/// The bytes of a stream chunk, at 8 per field of an element.
-constexpr int64_t StreamChunkBytes = 128 << 10;
-/// The most input bytes of a stream chunk.
-constexpr int64_t StreamChunkMaxBytes = 512 << 10;
-/// Outputs of at least this many bytes are written non-temporally.
-constexpr int64_t NonTemporalBytes = 16 << 20;
 
 const Template ScanLeft = LLQ_SKELETON(R"(
 $defs:fns
@@ -303,10 +298,10 @@ const Template SegRight = LLQ_INSTRS(R"(
   }
 )");
 
-class ScanSeg final : public Skeleton {
+class ScanSeg final : public LibrarySkeleton {
 public:
-  explicit ScanSeg(bool Left) : Left(Left) {}
-  const char *name() const override { return Left ? "scanlSeg" : "scanrSeg"; }
+  explicit ScanSeg(bool Left)
+      : LibrarySkeleton(scanSegLauncher(Left)), Left(Left) {}
 
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
@@ -339,22 +334,6 @@ public:
                          {"seg"}, Ctx);
   }
 
-  llvm::Error launch(Launch &L) const override {
-    const Node &N = L.root(), &A = *N.Kids[0], &S = *N.Kids[1];
-    int64_t *Offs, *Lens;
-    unsigned Rank = A.Sh.rank();
-    if (llvm::Error E = segmentsOf(L, S, A.Sh.extent(Rank - 1), true, Offs,
-                                   Lens))
-      return E;
-    if (llvm::Error E = L.output(N.Type, N.Sh))
-      return E;
-    int64_t NSeg = S.Sh.size(), Rows = 1;
-    for (unsigned D = 0; D + 1 < Rank; ++D)
-      Rows *= A.Sh.extent(D);
-    L.Host = {reinterpret_cast<uintptr_t>(Offs),
-              reinterpret_cast<uintptr_t>(Lens), uint64_t(NSeg)};
-    return L.run(0, 0, Rows * NSeg, 16);
-  }
 
 private:
   bool Left;
@@ -560,18 +539,11 @@ const Template SecondCarryOfInner = LLQ_INSTRS(R"(
   }
 )");
 
-class Scan final : public Skeleton {
+class Scan final : public LibrarySkeleton {
 public:
-  explicit Scan(bool Left) : Left(Left) {}
-  const char *name() const override { return Left ? "scanl" : "scanr"; }
+  explicit Scan(bool Left)
+      : LibrarySkeleton(scanLauncher(Left)), Left(Left) {}
 
-  /// 1: a vector scanned by the streaming phase (B's pieces run in order)
-  /// whose output, NonTemporalBytes or more, is written with non-temporal
-  /// stores where B's stores pay.
-  int64_t variant(const Node &N, const Backend &B) const override {
-    return B.piecesInOrder() && B.nonTemporalStores() &&
-           holdsAtLeast(*N.Kids[0], NonTemporalBytes);
-  }
 
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
@@ -732,51 +704,6 @@ public:
                          {"sums", "carry", "final"}, Ctx);
   }
 
-  llvm::Error launch(Launch &L) const override {
-    const Node &N = L.root();
-    int64_t Len = N.Kids[0]->Sh.size();
-    for (size_t I = 0; I < N.OutTypes.size(); ++I)
-      if (llvm::Error E = L.output(N.OutTypes[I], N.OutShapes[I]))
-        return E;
-    unsigned T = L.backend().parallelism();
-    bool Stream = L.backend().piecesInOrder();
-    int64_t Chunk, Chunks;
-    int64_t ElemBytes = int64_t(N.Type.bytes());
-    if (Stream) {
-      // Chunks a level-2 cache holds with room to spare, however many
-      // threads: each is read from memory once and scanned again from it.
-      // Eight or more per thread while they are small; larger ones, up to
-      // StreamChunkMaxBytes of input, stream faster.
-      Chunk = std::clamp<int64_t>(
-          Len / (8 * int64_t(T)),
-          std::max<int64_t>(1, StreamChunkBytes / int64_t(N.Type.numFields() * 8)),
-          std::max<int64_t>(1, StreamChunkMaxBytes / std::max<int64_t>(ElemBytes, 1)));
-      Chunks = (Len + Chunk - 1) / Chunk;
-    } else {
-      Chunks = T == 1 ? (Len ? 1 : 0) : chunksFor(Len, T, 1 << 14);
-      Chunk = Chunks ? (Len + Chunks - 1) / Chunks : 0;
-      if (Chunks)
-        Chunks = (Len + Chunk - 1) / Chunk;
-    }
-    size_t PerChunk = size_t(std::max<int64_t>(Chunks, 1));
-    size_t Bytes = PerChunk * N.Type.numFields() * 8;
-    L.Host = {uint64_t(Len), uint64_t(Chunks), uint64_t(Chunk),
-              reinterpret_cast<uintptr_t>(L.scratch(Bytes)),
-              reinterpret_cast<uintptr_t>(L.scratch(Bytes))};
-    if (Stream) {
-      // The chunks' published flags, and the ticket counter.
-      L.Host.push_back(reinterpret_cast<uintptr_t>(L.scratch(PerChunk * 4)));
-      L.Host.push_back(reinterpret_cast<uintptr_t>(L.scratch(8)));
-      if (!Chunks)
-        return L.run(1, 0, 1, 1);
-      return L.run(0, 0, std::min<int64_t>(T, Chunks), 1);
-    }
-    if (llvm::Error E = L.run(0, 0, Chunks, 1))
-      return E;
-    if (llvm::Error E = L.run(1, 0, 1, 1))
-      return E;
-    return L.run(2, 0, Chunks, 1);
-  }
 
 private:
   bool Left;

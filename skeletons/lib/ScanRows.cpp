@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../host/Launchers.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llvm/IR/Module.h"
 #include <fmt/format.h>
@@ -109,10 +110,10 @@ const Template RowEnd = LLQ_HYGIENIC_INSTRS(R"(
   %r = add i64 $opr:base, $opr:n
 )");
 
-class ScanRows final : public Skeleton {
+class ScanRows final : public LibrarySkeleton {
 public:
-  explicit ScanRows(bool Left) : Left(Left) {}
-  const char *name() const override { return Left ? "scanlRows" : "scanrRows"; }
+  explicit ScanRows(bool Left)
+      : LibrarySkeleton(scanRowsLauncher(Left)), Left(Left) {}
 
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
@@ -172,21 +173,6 @@ public:
                          {"rows"}, Ctx);
   }
 
-  llvm::Error launch(Launch &L) const override {
-    const Node &N = L.root();
-    for (size_t I = 0; I < N.OutTypes.size(); ++I)
-      if (llvm::Error E = L.output(N.OutTypes[I], N.OutShapes[I]))
-        return E;
-    const Shape &Sh = N.Sh;
-    int64_t Rows = Sh.size() / std::max<int64_t>(Sh.extent(Sh.rank() - 1), 1);
-    if (Sh.extent(Sh.rank() - 1) == 0) {
-      // Empty rows: only the totals of scanl' and scanr', each the seed.
-      Rows = 1;
-      for (unsigned D = 0; D + 1 < Sh.rank(); ++D)
-        Rows *= Sh.extent(D);
-    }
-    return L.run(0, 0, Rows, 1);
-  }
 
 private:
   bool Left;

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../host/Launchers.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
@@ -195,9 +196,9 @@ void neighbours(KernelGen &G, const Node &N, unsigned Which, bool Interior,
   }
 }
 
-class Stencil final : public Skeleton {
+class Stencil final : public LibrarySkeleton {
 public:
-  const char *name() const override { return "stencil"; }
+  Stencil() : LibrarySkeleton(stencilLauncher()) {}
 
   llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const override {
@@ -233,12 +234,6 @@ public:
                          {"stencil"}, Ctx);
   }
 
-  llvm::Error launch(Launch &L) const override {
-    const Node &N = L.root();
-    if (llvm::Error E = L.output(N.Type, N.Sh))
-      return E;
-    return L.run(0, 0, N.Sh.size(), L.grain(4096));
-  }
 };
 
 const Stencil StencilSkel;

@@ -783,9 +783,10 @@ struct Evaluator {
     // same on every rank, so every rank throws the same error.
     std::vector<int64_t> Off(static_cast<size_t>(NSeg) + 1, Len),
         Lens(static_cast<size_t>(NSeg));
-    if (llvm::Error Err = readSegments(N.Name, *SegA, Len, Seed != nullptr,
-                                       Off.data(), Lens.data()))
-      throw ArrayError(llvm::toString(std::move(Err)));
+    if (rt::Status Err = readSegments(N.Name, *SegA, Len, Seed != nullptr,
+                                      Off.data(), Lens.data());
+        !Err.ok())
+      throw ArrayError(Err.message());
     // The pieces here: (segment, elements here), segments in order.
     int64_t S = In.L.start(R.Rank), E = In.L.start(R.Rank + 1);
     std::vector<int64_t> PieceSeg, PieceLen;

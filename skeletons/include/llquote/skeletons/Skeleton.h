@@ -9,6 +9,8 @@
 //     one 8-byte slot per buffer, extent and constant the code reads.
 //   - launch(): allocates the outputs, computes what the host decides
 //     (chunk counts, offsets), and runs the phases through the Backend.
+//     That half, the launch protocol, is Launch.h, without LLVM; the
+//     library's launchers live in skeletons/host (llquote_host).
 //
 // The target-specific parts sit behind Backend: how an index space is
 // launched, whether atomics exist, where arrays live. Skeletons ask it;
@@ -19,8 +21,8 @@
 #ifndef LLQUOTE_SKELETONS_SKELETON_H
 #define LLQUOTE_SKELETONS_SKELETON_H
 
+#include "llquote/skeletons/Launch.h"
 #include "llquote/skeletons/Node.h"
-#include "llquote/runtime/Scheduler.h"
 #include "llvm/ADT/SmallVector.h"
 #include <algorithm>
 #include <map>
@@ -37,20 +39,6 @@ class Engine;
 } // namespace llq::rt
 
 namespace llq::detail {
-
-/// One 8-byte slot of a kernel's argument block.
-struct SlotSpec {
-  /// Fault: a pointer to the launch's fault word (see KernelGen::fault).
-  enum Kind : uint8_t { Buffer, Extent, ConstField, Val, Out, Host, Fault };
-  Kind K = Host;
-  uint32_t NodeIx = 0; ///< Preorder number of the node it belongs to.
-  uint32_t A = 0;      ///< Field, dimension, constant or value number.
-  uint32_t B = 0;      ///< A constant's field.
-  std::string Ty;      ///< The parameter's type: ptr, i64, or a field's.
-  bool NoAlias = true; ///< For ptr: only this thread touches it.
-  auto tie() const { return std::tie(K, NodeIx, A, B, Ty, NoAlias); }
-  bool operator<(const SlotSpec &O) const { return tie() < O.tie(); }
-};
 
 struct Kernel;
 class KernelGen;
@@ -75,24 +63,10 @@ struct BackendContext {
 /// arrays they read and write. The CPU and sequential backends live in
 /// CpuBackends.cpp, the GPU backend in Gpu.cpp; docs/SkeletonAuthoring.md
 /// says how to write another.
-class Backend {
+class Backend : public Executor {
 public:
-  virtual ~Backend() = default;
   /// For Runtime::backend() and the kernel cache's key only.
   virtual BackendKind kind() const = 0;
-  /// Threads that run a launch at once.
-  virtual unsigned parallelism() const = 0;
-  /// Whether concurrent writes to one cell need atomics.
-  virtual bool atomics() const = 0;
-  /// Whether the pieces of a phase are taken in order, lowest first, each
-  /// by a thread that runs it to its end, so that a piece may wait for the
-  /// one before it (a streaming scan passes its carry on so). A CPU gang's
-  /// are; a GPU's blocks are scheduled in no order.
-  virtual bool piecesInOrder() const { return true; }
-  /// Whether a thread walking a 2-D tile of an element-wise phase pays (a
-  /// transpose through a CPU's caches). Where one thread runs one element,
-  /// so that a warp's accesses are neighbours, it does not.
-  virtual bool tiledWalks() const { return true; }
   /// Compiles the module G wrote into K's phases; says in How where the
   /// code came from ("compiled", "loaded from the disk cache", ...).
   virtual llvm::Error compile(std::unique_ptr<llvm::Module> M,
@@ -112,39 +86,6 @@ public:
   /// The file extension LLQ_DUMP_IR gives targetCode() ("ptx"), or "" when
   /// there is none to write.
   virtual const char *targetCodeExtension() const { return ""; }
-  /// Runs phase Phase of K over [Begin, End), in pieces that start at
-  /// Begin + k * Grain and hold whole multiples of Grain (the last one
-  /// what is left); Args is the argument block, one 8-byte slot each.
-  virtual rt::Status launch(const Kernel &K, unsigned Phase, int64_t Begin,
-                            int64_t End, void *Args, int64_t Grain) = 0;
-  /// The piece length for a phase that is correct for any piece, which
-  /// HostGrain would be on a CPU: one index on the GPU, whose threads in
-  /// a warp then touch neighbouring elements.
-  virtual int64_t grain(int64_t HostGrain) const { return HostGrain; }
-  /// New storage that kernels can write and the host can read.
-  virtual rt::Expected<std::shared_ptr<rt::Array>>
-  allocate(const ElemType &T, const Shape &Sh);
-  /// Zero-filled bytes that kernels and the host both address: at least
-  /// scratchBytes(Bytes) of them, 64-byte aligned.
-  virtual rt::Expected<std::shared_ptr<void>> scratch(size_t Bytes);
-  /// Bytes rounded up to 64, plus 64 of slack for vector over-reads.
-  static size_t scratchBytes(size_t Bytes) {
-    return (Bytes + 63) / 64 * 64 + 64;
-  }
-  /// An array with A's elements that kernels can read: A itself where
-  /// kernels read host memory.
-  virtual rt::Expected<std::shared_ptr<rt::Array>>
-  resident(const std::shared_ptr<rt::Array> &A) {
-    return A;
-  }
-  /// Whether resident(A) is A for every array, so that a launch may pass
-  /// kernels the host's own pointers without asking: true for backends
-  /// whose kernels read host memory, and that say so.
-  virtual bool readsHostArrays() const { return false; }
-  /// Whether `!nontemporal` stores pay on this target: they bypass a cache
-  /// hierarchy, so that writing an output far larger than the caches does
-  /// not first read each line from memory. A CPU's do.
-  virtual bool nonTemporalStores() const { return false; }
 };
 
 /// A backend that does what Inner does, for a backend that changes only
@@ -364,14 +305,10 @@ private:
   std::string FaultParam;
 };
 
-/// Fault word codes from 2^40 up are checked-mode faults: DivisionFault +
-/// 2 * I is an integer division by zero in scalar function I of the
-/// kernel, and + 1 a signed division overflow (the least value by -1).
-/// Codes below are the preorder numbers of the nodes at fault.
-constexpr int64_t DivisionFault = int64_t(1) << 40;
-/// ReadFault + 64 * I + K: scalar function I of the kernel read its array
-/// parameter K (FnImpl::Arrays) at an index outside the array.
-constexpr int64_t ReadFault = int64_t(1) << 41;
+/// The message of fault code At of L's kernel, naming the scalar function
+/// or index function at fault and its C++ place: Kernel::DescribeFault of
+/// every kernel the Runtime compiles.
+std::string describeFault(const Launch &L, int64_t At);
 
 /// Checked mode (RuntimeOptions::Checks): guards every integer division
 /// and remainder in the scalar functions of M, which G wrote in checked
@@ -384,116 +321,33 @@ void addDivisionChecks(llvm::Module &M, const KernelGen &G);
 /// struct variables vectorize like scalar ones.
 void splitAggregatePhis(llvm::Module &M);
 
-struct Kernel {
-  std::string Name;
-  /// Host entry points, for the backends that run on the CPU.
-  std::vector<rt::KernelFn> Phases;
-  /// Device functions, for the GPU backend; kept alive by Owner.
-  std::vector<void *> Device;
-  /// Owns the code: when the last Kernel holding it is gone (the Runtime's
-  /// cache evicted it, no run uses it), the backend frees the code.
-  std::shared_ptr<void> Owner;
-  std::vector<SlotSpec> Slots;
-  /// Whether a scalar function of the kernel, or one it calls, has a loop:
-  /// an element may then cost far more than a load and a store, and ranges
-  /// are cut finer (Launch::grain).
-  bool Loops = false;
-  /// Instructions of those functions, a call of a math function (exp,
-  /// log, ...) counted as 16: what an element costs, roughly, when they
-  /// do not loop (Launch::grain).
-  unsigned Weight = 0;
-  /// KernelGen::functionHashes(): a DivisionFault names the function of
-  /// the launch's tree with that text.
-  std::vector<uint64_t> FnHashes;
-  /// Whether the backend loaded the code from its disk cache.
-  bool FromDisk = false;
-  size_t numPhases() const { return std::max(Phases.size(), Device.size()); }
-};
-
 /// Sets K.Loops and K.Weight from the scalar functions of M that G named
 /// and the functions defined in M that they call: whether one has a loop,
 /// and their instructions, a call to anything but a cheap intrinsic (exp,
 /// log, sin, ...) counting as 16.
 void weighFunctions(const llvm::Module &M, const KernelGen &G, Kernel &K);
 
-/// The nodes of the tree under Root in preorder: the numbering KernelGen
-/// gives the slots, and Launch fills them in.
-std::vector<const Node *> preorder(const Node &Root);
-
-/// One run of a compiled kernel.
-class Launch {
+class Skeleton : public Launcher {
 public:
-  /// Order, if given, is preorder(Root), made once for many launches, and
-  /// outlives the Launch.
-  Launch(const Node &Root, const Kernel &K, Backend &B,
-         const std::vector<const Node *> *Order = nullptr);
-  const Node &root() const { return Root; }
-  Backend &backend() { return B; }
-
-  /// Appends an output array, which the kernel must write completely: the
-  /// caller's array to reuse if it fits (output 0 only), else new storage
-  /// that is not zero-filled.
-  llvm::Error output(const ElemType &T, const Shape &Sh);
-  /// An array of the caller's that output 0 may be written into.
-  std::shared_ptr<rt::Array> Reuse;
-  /// Zero-filled scratch memory that lives as long as the Launch.
-  void *scratch(size_t Bytes);
-  /// Runs phase Phase over [Begin, End).
-  llvm::Error run(unsigned Phase, int64_t Begin, int64_t End, int64_t Grain);
-  /// The smallest piece of an element-wise phase that a thread takes, and
-  /// the longest range run on the calling thread alone. HostGrain is the
-  /// skeleton's for elements of 24 instructions; the kernel's weight
-  /// scales it (Kernel::Weight), from 8 times it for the cheapest
-  /// elements (a map of 2 instructions and a ret: 32768 for 4096, below
-  /// which the gang's launch, 1 to 2 us, costs more than sharing the range
-  /// saves) down to 1/16 of it, at least 64, for costly ones, in multiples
-  /// of 64.
-  /// 16 where the kernel's functions loop, so that a few thousand costly
-  /// elements are still shared among the threads; the backend's own grain
-  /// on a GPU. docs/Skeletons.md gives the measurements.
-  int64_t grain(int64_t HostGrain) const;
-
-  llvm::SmallVector<std::shared_ptr<rt::Array>, 2> Outputs;
-  /// Set by a skeleton whose first phases run before it knows its outputs'
-  /// shapes (filter counts, then allocates): an output not yet allocated
-  /// is passed as a null pointer, which those phases must not write.
-  /// Otherwise a phase that writes an unallocated output is an error.
-  bool OutputsPending = false;
-  /// The values of the kernel's Host slots.
-  llvm::SmallVector<uint64_t, 4> Host;
-
-private:
-  const Node &Root;
-  const Kernel &K;
-  Backend &B;
-  std::vector<const Node *> OwnOrder;
-  const std::vector<const Node *> &Nodes;
-  llvm::SmallVector<uint64_t, 16> Args;
-  std::vector<std::shared_ptr<void>> Scratch;
-  /// Whether kernels read the host's arrays (Backend::readsHostArrays).
-  bool HostArrays;
-  /// The arrays the kernel reads, as the backend holds them.
-  llvm::SmallVector<
-      std::pair<const rt::Array *, std::shared_ptr<rt::Array>>, 4>
-      Resident;
-  /// The launch's fault word, allocated by the backend when a slot needs it.
-  int64_t *FaultWord = nullptr;
-};
-
-class Skeleton {
-public:
-  virtual ~Skeleton() = default;
-  virtual const char *name() const = 0;
-  /// Which of its kernels the skeleton generates for the consumer N on B,
-  /// where that depends on more than N's structure (on its sizes, say):
-  /// part of the kernel's key, and what generate() reads back from
-  /// G.root() and G.backend(). One kernel: 0.
-  virtual int64_t variant(const Node &N, const Backend &B) const {
-    return 0;
-  }
+  /// Instantiates the skeleton's template for the consumer G.root().
   virtual llvm::Expected<std::unique_ptr<llvm::Module>>
   generate(KernelGen &G, llvm::LLVMContext &Ctx) const = 0;
-  virtual llvm::Error launch(Launch &L) const = 0;
+};
+
+/// A skeleton of the library: its host half is Host, one of the launchers
+/// of llquote_host (skeletons/host/Launchers.cpp), shared with programs
+/// that run kernels compiled ahead of time.
+class LibrarySkeleton : public Skeleton {
+public:
+  explicit LibrarySkeleton(const Launcher &Host) : Host(Host) {}
+  const char *name() const override { return Host.name(); }
+  int64_t variant(const Node &N, const Executor &B) const override {
+    return Host.variant(N, B);
+  }
+  rt::Status launch(Launch &L) const override { return Host.launch(L); }
+
+private:
+  const Launcher &Host;
 };
 
 /// A consumer node of Skel over Kids.
@@ -502,12 +356,6 @@ std::shared_ptr<Node> makeConsumer(const Skeleton &Skel, const char *Name,
 /// A Select of each of N's outputs.
 std::vector<Acc> outputsOf(const std::shared_ptr<Node> &N);
 
-/// Whether N's elements take at least Bytes bytes (without overflow, for
-/// any shape).
-bool holdsAtLeast(const Node &N, int64_t Bytes);
-/// How many chunks of at least MinChunk a range of N splits into for
-/// Threads threads (0 when N is 0).
-int64_t chunksFor(int64_t N, unsigned Threads, int64_t MinChunk);
 /// An llvm::Error holding Message.
 llvm::Error failure(const std::string &Message);
 /// Code folding the elements [First, Last) (at least one) with the
@@ -525,17 +373,6 @@ Code foldRange(KernelGen &G, const Code &Elem, const Operand &X,
                const std::string &J, llvm::Type *T, const std::string &F,
                const Operand &First, const Operand &Last,
                const std::string &Into);
-
-/// Reads a segment descriptor S (a vector of i32 or i64 lengths) into
-/// Offs and Lens (S.size() each); checks that no length is negative, that
-/// none is empty unless AllowEmpty, and that they add up to Inner. The
-/// errors name the operation Name.
-llvm::Error readSegments(const char *Name, const rt::Array &S, int64_t Inner,
-                         bool AllowEmpty, int64_t *Offs, int64_t *Lens);
-/// readSegments of the manifest segment descriptor Segs of L's operation,
-/// into scratch offsets and lengths.
-llvm::Error segmentsOf(Launch &L, const Node &Segs, int64_t Inner,
-                       bool AllowEmpty, int64_t *&Offs, int64_t *&Lens);
 
 /// The skeletons of the library.
 const Skeleton &materializeSkeleton();
