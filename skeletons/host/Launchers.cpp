@@ -37,6 +37,34 @@ bool llq::detail::tiled(const Node &P, const Executor &B) {
 
 namespace {
 
+/// The shapes of a scan (scanl, scanl1, scanl' and their right and row
+/// forms) of N.Kids[0]: Code[0] is 0 for a scan with a seed, one longer
+/// than its input, 1 without, 2 for scanl', whose second output is the
+/// totals of its rows.
+rt::Status reshapeScan(Node &N) {
+  const Shape &A = N.Kids[0]->Sh;
+  if (A.rank() == 0)
+    return failed(fmt::format("{}: needs an array of rank 1 or more, not a "
+                              "scalar",
+                              N.Name));
+  std::vector<int64_t> Outer(A.extents(), A.extents() + A.rank() - 1);
+  int64_t Len = A.extent(A.rank() - 1);
+  if (N.Consts.empty() && Len == 0 && Shape::make(Outer)->size() > 0)
+    return failed(fmt::format("{}: the innermost dimension of {} is empty, "
+                              "and {} has no seed",
+                              N.Name, A.str(), N.Name));
+  std::vector<int64_t> E = Outer;
+  E.push_back(N.Code[0] == 0 ? Len + 1 : Len);
+  rt::Expected<Shape> Sh = Shape::make(E);
+  if (!Sh)
+    return failed(fmt::format("{}: {}", N.Name, Sh.message()));
+  N.Sh = *Sh;
+  N.OutShapes = {N.Sh};
+  if (N.Code[0] == 2)
+    N.OutShapes.push_back(*Shape::make(Outer));
+  return rt::Status();
+}
+
 class MaterializeLauncher final : public Launcher {
 public:
   const char *name() const override { return "map"; }
@@ -47,6 +75,11 @@ public:
     const Node &P = *N.Kids[0];
     return B.nonTemporalStores() && !tiled(P, B) &&
            holdsAtLeast(P, NonTemporalMapBytes);
+  }
+
+  rt::Status reshape(Node &N) const override {
+    N.Sh = N.Kids[0]->Sh;
+    return rt::Status();
   }
 
   rt::Status launch(Launch &L) const override {
@@ -67,6 +100,22 @@ public:
 class FoldLauncher final : public Launcher {
 public:
   const char *name() const override { return "fold"; }
+
+  rt::Status reshape(Node &N) const override {
+    const Shape &A = N.Kids[0]->Sh;
+    if (A.rank() == 0)
+      return failed(fmt::format("{}: needs an array of rank 1 or more",
+                                N.Name));
+    std::vector<int64_t> Outer(A.extents(), A.extents() + A.rank() - 1);
+    rt::Expected<Shape> Sh = Shape::make(Outer);
+    if (N.Consts.empty() && A.extent(A.rank() - 1) == 0 && Sh->size() > 0)
+      return failed(fmt::format("{}: the innermost dimension of {} is "
+                                "empty, and {} has no seed",
+                                N.Name, A.str(), N.Name));
+    N.Sh = *Sh;
+    N.OutShapes = {N.Sh};
+    return rt::Status();
+  }
 
   rt::Status launch(Launch &L) const override {
     const Node &N = L.root(), &A = *N.Kids[0];
@@ -153,6 +202,10 @@ public:
            holdsAtLeast(*N.Kids[0], ScanNonTemporalBytes);
   }
 
+  rt::Status reshape(Node &N) const override {
+    return reshapeScan(N);
+  }
+
   rt::Status launch(Launch &L) const override {
     const Node &N = L.root();
     int64_t Len = N.Kids[0]->Sh.size();
@@ -208,6 +261,10 @@ public:
   explicit ScanRowsLauncher(bool Left) : Left(Left) {}
   const char *name() const override { return Left ? "scanlRows" : "scanrRows"; }
 
+  rt::Status reshape(Node &N) const override {
+    return reshapeScan(N);
+  }
+
   rt::Status launch(Launch &L) const override {
     const Node &N = L.root();
     for (size_t I = 0; I < N.OutTypes.size(); ++I)
@@ -231,6 +288,12 @@ private:
 class PermuteLauncher final : public Launcher {
 public:
   const char *name() const override { return "permute"; }
+
+  rt::Status reshape(Node &N) const override {
+    N.Sh = N.Kids[0]->Sh;
+    N.OutShapes = {N.Sh};
+    return rt::Status();
+  }
 
   rt::Status launch(Launch &L) const override {
     const Node &N = L.root();
@@ -278,6 +341,17 @@ public:
 class StencilLauncher final : public Launcher {
 public:
   const char *name() const override { return "stencil"; }
+
+  rt::Status reshape(Node &N) const override {
+    const Shape &First = N.Kids[0]->Sh;
+    std::vector<int64_t> E(First.extents(), First.extents() + First.rank());
+    for (unsigned K = 1; K < N.NumInputs; ++K)
+      for (unsigned D = 0; D < First.rank(); ++D)
+        E[D] = std::min(E[D], N.Kids[K]->Sh.extent(D));
+    N.Sh = *Shape::make(E);
+    N.OutShapes = {N.Sh};
+    return rt::Status();
+  }
 
   rt::Status launch(Launch &L) const override {
     const Node &N = L.root();

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Aot.h"
 #include "Backends.h"
 #include "llquote/skeletons/Skeleton.h"
 #include "llquote/runtime/BufferPool.h"
@@ -1301,3 +1302,47 @@ Array<> Prepared::run(llvm::ArrayRef<detail::ArrayHandle> Inputs,
 }
 BackendKind Runtime::backend() const { return P->B->kind(); }
 unsigned Runtime::numThreads() const { return P->B->parallelism(); }
+
+//===-- Plans for ahead-of-time compilation -------------------------------===//
+
+llvm::Expected<ExportedPlan> llq::detail::exportPlan(Runtime &R,
+                                                   const NodeRef &N) {
+  if (!N)
+    return failure("an empty Acc");
+  if (!N->Error.empty())
+    return failure(N->Error);
+  auto P = R.impl().record(N, /*Compile=*/true);
+  if (!P)
+    return P.takeError();
+  auto SourceOf = [](const Plan::Source &S) -> llvm::Expected<aot::Source> {
+    if (S.Loop >= 0)
+      return failure("awhile is not compiled ahead of time yet");
+    aot::Source Out;
+    Out.Param = S.Param;
+    Out.Step = S.Step;
+    Out.Output = S.Output;
+    return Out;
+  };
+  ExportedPlan E;
+  E.Inputs = (*P)->Inputs;
+  for (Plan::Step &S : (*P)->Steps) {
+    if (S.Ctl)
+      return failure("acond and awhile are not compiled ahead of time yet");
+    ExportedStep X;
+    X.Root = S.Root;
+    X.K = S.K;
+    for (auto &[Leaf, From] : S.Leaves) {
+      auto Src = SourceOf(From);
+      if (!Src)
+        return Src.takeError();
+      auto It = std::find(S.Order.begin(), S.Order.end(), Leaf);
+      X.Leaves.push_back({unsigned(It - S.Order.begin()), *Src});
+    }
+    E.Steps.push_back(std::move(X));
+  }
+  auto Result = SourceOf((*P)->Result);
+  if (!Result)
+    return Result.takeError();
+  E.Result = *Result;
+  return E;
+}

@@ -227,7 +227,23 @@ public:
   /// Allocates the outputs of L's consumer, computes what the host decides
   /// and runs the kernel's phases.
   virtual rt::Status launch(Launch &L) const = 0;
+  /// Sets the consumer N's shape and output shapes from its kids' (already
+  /// set), for a run on arrays of other extents than the tree was built
+  /// with (reshapeTree); an error where they do not fit. The default
+  /// refuses: the skeleton's kernels then run on the shapes they were
+  /// built for only.
+  virtual rt::Status reshape(Node &N) const;
 };
+
+/// Recomputes the shapes of the tree under Root, bottom up, from those of
+/// its Use leaves, which a run has bound to arrays of new extents: what
+/// running a kernel compiled for a structure on arrays of any extents
+/// needs. The operations that fix their own extents (generate, fill,
+/// backpermute, reshape...) keep them. An error names the operation
+/// whose arrays no longer fit (a reshape of a size that changed, a zipWith
+/// whose kernel was made for arrays of one shape given two), or the one
+/// that cannot take other extents.
+rt::Status reshapeTree(Node &Root);
 
 /// The library's launcher of the skeleton named Name ("fold", "scanl"...),
 /// or null: how a program that did not build its trees with the library's

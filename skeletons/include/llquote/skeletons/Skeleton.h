@@ -345,6 +345,7 @@ public:
     return Host.variant(N, B);
   }
   rt::Status launch(Launch &L) const override { return Host.launch(L); }
+  rt::Status reshape(Node &N) const override { return Host.reshape(N); }
 
 private:
   const Launcher &Host;

@@ -1,0 +1,127 @@
+//===- Programs.h - The array programs of the ahead-of-time example -------===//
+//
+// Each program is a function from arrays to an array, written once: the
+// generator (Generate.cpp) compiles it over placeholders, and the JIT
+// reference (Jit.cpp) runs it on the arrays the application (App.cpp)
+// gives the compiled one, so that their results can be compared.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLQUOTE_EXAMPLES_AOT_PROGRAMS_H
+#define LLQUOTE_EXAMPLES_AOT_PROGRAMS_H
+
+#include "llquote/Skeletons.h"
+
+namespace aotex {
+
+/// The dot product of two vectors.
+inline llq::Acc dot(const llq::Acc &X, const llq::Acc &Y) {
+  auto Mul = LLQ_FN("float (float %a, float %b)", "%r = fmul float %a, %b");
+  auto Add = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  return llq::fold(Add, 0.0f, llq::zipWith(Mul, X, Y));
+}
+
+/// The inclusive prefix sums of a vector of integers.
+inline llq::Acc prefixSum(const llq::Acc &X) {
+  auto Add = LLQ_FN("i64 (i64 %a, i64 %b)", "%r = add i64 %a, %b");
+  return llq::scanl1(Add, X);
+}
+
+/// A 3x3 Gaussian blur, then the Sobel gradient's magnitude, of an image
+/// (clamped at its borders): two stencils, the blur fused into the edges.
+inline llq::Acc blurSobel(const llq::Acc &Img) {
+  auto Gauss = LLQ_FN("float (float %a, float %b, float %c, float %d, "
+                      "float %e, float %f, float %g, float %h, float %i)", R"(
+    %b2 = fmul float %b, 2.0
+    %d2 = fmul float %d, 2.0
+    %e4 = fmul float %e, 4.0
+    %f2 = fmul float %f, 2.0
+    %h2 = fmul float %h, 2.0
+    %s = fadd float %a, %b2
+    %s = fadd float %s, %c
+    %s = fadd float %s, %d2
+    %s = fadd float %s, %e4
+    %s = fadd float %s, %f2
+    %s = fadd float %s, %g
+    %s = fadd float %s, %h2
+    %s = fadd float %s, %i
+    %r = fmul float %s, 0.0625)");
+  auto Sobel = LLQ_FN("float (float %a, float %b, float %c, float %d, "
+                      "float %e, float %f, float %g, float %h, float %i)", R"(
+    %d2 = fmul float %d, 2.0
+    %f2 = fmul float %f, 2.0
+    %b2 = fmul float %b, 2.0
+    %h2 = fmul float %h, 2.0
+    %gx = fsub float %c, %a
+    %gx = fadd float %gx, %f2
+    %gx = fsub float %gx, %d2
+    %gx = fadd float %gx, %i
+    %gx = fsub float %gx, %g
+    %gy = fsub float %g, %a
+    %gy = fadd float %gy, %h2
+    %gy = fsub float %gy, %b2
+    %gy = fadd float %gy, %i
+    %gy = fsub float %gy, %c
+    %xx = fmul float %gx, %gx
+    %yy = fmul float %gy, %gy
+    %m = fadd float %xx, %yy
+    %r = call float @llvm.sqrt.f32(float %m))");
+  return llq::stencil(Sobel, llq::Boundary::clamp(),
+                      llq::stencil(Gauss, llq::Boundary::clamp(), Img));
+}
+
+/// The all-pairs n-body accelerations of bodies at Pos (x, y, z) of mass
+/// Mass: a map whose function reads every body (Fn::with), softened by
+/// 0.01.
+inline llq::Acc accelerations(const llq::Acc &Pos, const llq::Acc &Mass) {
+  const llq::Prelude &Physics = LLQ_PRELUDE(R"(
+  %V3 = type { float, float, float }
+  define internal %V3 @axpy(float %s, %V3 %x, %V3 %y) {
+    %x0 = extractvalue %V3 %x, 0
+    %x1 = extractvalue %V3 %x, 1
+    %x2 = extractvalue %V3 %x, 2
+    %y0 = extractvalue %V3 %y, 0
+    %y1 = extractvalue %V3 %y, 1
+    %y2 = extractvalue %V3 %y, 2
+    %m0 = fmul float %s, %x0
+    %m1 = fmul float %s, %x1
+    %m2 = fmul float %s, %x2
+    %z0 = fadd float %m0, %y0
+    %z1 = fadd float %m1, %y1
+    %z2 = fadd float %m2, %y2
+    %r0 = insertvalue %V3 poison, float %z0, 0
+    %r1 = insertvalue %V3 %r0, float %z1, 1
+    %r = insertvalue %V3 %r1, float %z2, 2
+    ret %V3 %r
+  }
+)");
+  auto Accel = LLQ_FN(Physics, "%V3 (%V3 %p, float %soft, array<%V3> %pos, "
+                               "array<float> %mass)", R"(
+    %a = %V3 zeroinitializer
+    for i64 %j in 0 to %pos.n0 {
+      %pj = call %V3 @pos(i64 %j)
+      %d = call %V3 @axpy(float -1.0, %V3 %p, %V3 %pj)
+      %d0 = extractvalue %V3 %d, 0
+      %d1 = extractvalue %V3 %d, 1
+      %d2 = extractvalue %V3 %d, 2
+      %q0 = fmul float %d0, %d0
+      %q1 = fmul float %d1, %d1
+      %q2 = fmul float %d2, %d2
+      %s01 = fadd float %q0, %q1
+      %dd = fadd float %s01, %q2
+      %dds = fadd float %dd, %soft
+      %sq = call float @llvm.sqrt.f32(float %dds)
+      %inv = fdiv float 1.0, %sq
+      %inv2 = fmul float %inv, %inv
+      %inv3 = fmul float %inv2, %inv
+      %mj = call float @mass(i64 %j)
+      %s = fmul float %mj, %inv3
+      %a = call %V3 @axpy(float %s, %V3 %d, %V3 %a)
+    }
+    %r = %V3 %a)");
+  return llq::map(Accel.bind("soft", 0.01f).with({Pos, Mass}), Pos);
+}
+
+} // namespace aotex
+
+#endif // LLQUOTE_EXAMPLES_AOT_PROGRAMS_H

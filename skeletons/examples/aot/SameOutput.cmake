@@ -1,0 +1,13 @@
+# Runs AOT and JIT and fails unless both succeed and print the same.
+execute_process(COMMAND ${AOT} OUTPUT_VARIABLE A RESULT_VARIABLE RA)
+execute_process(COMMAND ${JIT} OUTPUT_VARIABLE J RESULT_VARIABLE RJ)
+if(NOT RA EQUAL 0 OR NOT RJ EQUAL 0)
+  message(FATAL_ERROR "a run failed: ahead of time ${RA}, JIT ${RJ}")
+endif()
+if(A STREQUAL "")
+  message(FATAL_ERROR "the ahead-of-time application printed nothing")
+endif()
+if(NOT A STREQUAL J)
+  message(FATAL_ERROR "different results:\nahead of time:\n${A}\nJIT:\n${J}")
+endif()
+message(STATUS "same results:\n${A}")
