@@ -23,7 +23,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIAB
 if(rc)
   message(FATAL_ERROR "building the consumer failed")
 endif()
-foreach(program consumer arrays)
+foreach(program consumer arrays pipeline_app)
   # The array program compiles kernels: keep its disk cache in the scratch
   # directory, not the user's.
   execute_process(COMMAND ${CMAKE_COMMAND} -E env LLQ_CACHE_DIR=${WORK_DIR}/cache
