@@ -338,8 +338,8 @@ llvm::Error Pipeline::Impl::compile(const std::string &Dir,
   // operations must all have rules for it (reshapeTree).
   for (const ExportedStep &S : Plan->Steps)
     if (rt::Status St = reshapeTree(*S.Root); !St.ok())
-      return failure(St.message() + " (this is not compiled ahead of time "
-                                    "yet)");
+      return failure(St.message() + " (ahead-of-time pipelines do not take "
+                                    "this operation yet)");
 
   // The objects, one per kernel, in a static library.
   rt::ObjectTarget OT{T.Triple, T.CPU, T.Features, T.OptLevel};
