@@ -149,6 +149,22 @@ class FoldSegLauncher final : public Launcher {
 public:
   const char *name() const override { return "foldSeg"; }
 
+  /// The outer extents of the array, and one result per segment.
+  rt::Status reshape(Node &N) const override {
+    const Shape &A = N.Kids[0]->Sh;
+    if (A.rank() == 0)
+      return failed(fmt::format("{}: needs an array of rank 1 or more",
+                                N.Name));
+    std::vector<int64_t> E(A.extents(), A.extents() + A.rank() - 1);
+    E.push_back(N.Kids[1]->Sh.size());
+    rt::Expected<Shape> Sh = Shape::make(E);
+    if (!Sh)
+      return failed(fmt::format("{}: {}", N.Name, Sh.message()));
+    N.Sh = *Sh;
+    N.OutShapes = {N.Sh};
+    return rt::Status();
+  }
+
   rt::Status launch(Launch &L) const override {
     const Node &N = L.root(), &A = *N.Kids[0], &S = *N.Kids[1];
     int64_t NSeg = S.Sh.size();
@@ -168,6 +184,23 @@ class ScanSegLauncher final : public Launcher {
 public:
   explicit ScanSegLauncher(bool Left) : Left(Left) {}
   const char *name() const override { return Left ? "scanlSeg" : "scanrSeg"; }
+
+  /// The array's shape, each segment one longer (its seed).
+  rt::Status reshape(Node &N) const override {
+    const Shape &A = N.Kids[0]->Sh;
+    if (A.rank() == 0)
+      return failed(fmt::format("{}: needs an array of rank 1 or more, not "
+                                "a scalar",
+                                N.Name));
+    std::vector<int64_t> E(A.extents(), A.extents() + A.rank());
+    E.back() += N.Kids[1]->Sh.size();
+    rt::Expected<Shape> Sh = Shape::make(E);
+    if (!Sh)
+      return failed(fmt::format("{}: {}", N.Name, Sh.message()));
+    N.Sh = *Sh;
+    N.OutShapes = {N.Sh};
+    return rt::Status();
+  }
 
   rt::Status launch(Launch &L) const override {
     const Node &N = L.root(), &A = *N.Kids[0], &S = *N.Kids[1];
@@ -365,10 +398,13 @@ class FilterLauncher final : public Launcher {
 public:
   const char *name() const override { return "filter"; }
 
+  /// Its length is counted by the launch itself.
+  rt::Status reshape(Node &) const override { return rt::Status(); }
+
   rt::Status launch(Launch &L) const override {
     const Node &N = L.root();
     int64_t Len = N.Kids[0]->Sh.extent(0);
-    if (N.Fns.empty())
+    if (N.Code[0]) // compact: the flags may be shorter
       Len = std::min(Len, N.Kids[1]->Sh.extent(0));
     int64_t Chunks = chunksFor(Len, L.backend().parallelism(), 1 << 13);
     int64_t Chunk = Chunks ? (Len + Chunks - 1) / Chunks : 0;

@@ -90,7 +90,7 @@ public:
     Code Test, Elem, Store;
     // compact: the flag decides, and the element is read only when kept;
     // filter: the test reads the element.
-    bool Compact = N.Fns.empty();
+    bool Compact = N.Code[0] != 0;
     Operand X = G.elemMulti(A, {"j"}, Compact ? Elem : Test);
     Operand Keep = Compact ? G.elemMulti(*N.Kids[1], {"j"}, Test)
                            : G.call(N, 0, {{G.type(A.Type), X}}, Test);
@@ -119,6 +119,9 @@ Acc makeFilter(const char *Name, const Fn *P, const Acc *Flags, const Acc &A) {
   auto N = makeConsumer(FilterSkel, Name, Kids);
   if (P)
     useFns(*N, {*P});
+  // Structural, and read by the launcher, which has no functions: 1 where
+  // an array of flags chooses the elements (compact).
+  N->Code = {P ? 0 : 1};
   if (!N->Error.empty())
     return Acc(N);
   N->Type = A.type();

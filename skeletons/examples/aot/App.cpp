@@ -1,7 +1,7 @@
 //===- App.cpp - An application of pipelines compiled ahead of time -------===//
 //
-// Calls the functions the generator compiled (dot, prefix_sum, blur_sobel,
-// accelerations) at odd sizes, checks them against plain C++, and prints
+// Calls the functions the generator compiled (dot, prefix_sum,
+// segment_sums, positives, blur_sobel, accelerations) at odd sizes, checks them against plain C++, and prints
 // each result's hash (Inputs.h) for the comparison with the JIT's
 // (Jit.cpp). It links llquote_host and the pipelines' libraries: no LLVM.
 //
@@ -11,7 +11,9 @@
 #include "accelerations.h"
 #include "blur_sobel.h"
 #include "dot.h"
+#include "positives.h"
 #include "prefix_sum.h"
+#include "segment_sums.h"
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -46,6 +48,28 @@ int main() {
       Same = Sums[I] == (Acc += V[I]);
     expect(Same, "prefix_sum at " + std::to_string(N));
     aotex::print("prefix_sum", S);
+
+    std::vector<int32_t> Lens = aotex::segments(N);
+    llq::Array<float> G = segment_sums(llq::fromVector(X), llq::fromVector(Lens));
+    std::vector<float> Sums2 = G.toVector();
+    bool SegOk = Sums2.size() == Lens.size();
+    size_t At = 0;
+    for (size_t K = 0; SegOk && K < Lens.size(); ++K) {
+      double W = 0;
+      for (int32_t I = 0; I < Lens[K]; ++I)
+        W += X[At++];
+      SegOk = std::fabs(Sums2[K] - W) <= 1e-4 * (1 + std::fabs(W));
+    }
+    expect(SegOk, "segment_sums at " + std::to_string(N));
+    aotex::print("segment_sums", G);
+
+    llq::Array<float> Pos = positives(llq::fromVector(X));
+    std::vector<float> WantPos;
+    for (float V : X)
+      if (V > 0)
+        WantPos.push_back(V);
+    expect(Pos.toVector() == WantPos, "positives at " + std::to_string(N));
+    aotex::print("positives", Pos);
   }
   for (auto [H, W] : aotex::ImageSizes) {
     std::vector<float> Img = aotex::floats(H * W, 3);

@@ -1,6 +1,6 @@
-//===- Generate.cpp - The example's generator: four pipelines -------------===//
+//===- Generate.cpp - The example's generator -------------===//
 //
-// Run at build time by llquote_add_pipeline (CMakeLists.txt): describes
+// Six pipelines. Run at build time by llquote_add_pipeline (CMakeLists.txt): describes
 // each pipeline over placeholders and compiles it into the directory --out
 // names, for the machine --triple and --cpu name (default: this one).
 //
@@ -24,6 +24,16 @@ int main(int Argc, char **Argv) {
     llq::aot::Pipeline Sum("prefix_sum");
     Sum.output(aotex::prefixSum(Sum.input<int64_t>("x", 1)));
     Sum.compile(O.Dir, O.T);
+
+    llq::aot::Pipeline Segs("segment_sums");
+    llq::Acc Values = Segs.input<float>("x", 1);
+    llq::Acc Lengths = Segs.input<int32_t>("lengths", 1);
+    Segs.output(aotex::segmentSums(Values, Lengths));
+    Segs.compile(O.Dir, O.T);
+
+    llq::aot::Pipeline Positives("positives");
+    Positives.output(aotex::positives(Positives.input<float>("x", 1)));
+    Positives.compile(O.Dir, O.T);
 
     llq::aot::Pipeline Edges("blur_sobel");
     Edges.output(aotex::blurSobel(Edges.input<float>("img", 2)));

@@ -11,6 +11,7 @@
 #define LLQUOTE_EXAMPLES_AOT_INPUTS_H
 
 #include "llquote/skeletons/Language.h"
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -46,6 +47,19 @@ inline llq::Array<float> masses(int64_t N) {
   for (int64_t I = 0; I < N; ++I)
     M[size_t(I)] = 1.0f + float(I % 3);
   return llq::fromVector(M);
+}
+
+/// Segment lengths adding up to N: 0, 1, 2, ... 9, 0, 1, ..., the last
+/// what is left.
+inline std::vector<int32_t> segments(int64_t N) {
+  std::vector<int32_t> S;
+  int64_t Left = N;
+  for (int32_t K = 0; Left > 0; K = (K + 1) % 10) {
+    int32_t L = int32_t(std::min<int64_t>(K, Left));
+    S.push_back(L);
+    Left -= L;
+  }
+  return S;
 }
 
 /// Prints Label, A's shape and a hash of its fields' bits.

@@ -16,6 +16,11 @@ int main() {
                                          llq::fromVector(aotex::floats(N, 2)))));
     aotex::print("prefix_sum",
                  R.run(aotex::prefixSum(llq::fromVector(aotex::integers(N)))));
+    aotex::print("segment_sums",
+                 R.run(aotex::segmentSums(llq::fromVector(aotex::floats(N, 1)),
+                                          llq::fromVector(aotex::segments(N)))));
+    aotex::print("positives",
+                 R.run(aotex::positives(llq::fromVector(aotex::floats(N, 1)))));
   }
   for (auto [H, W] : aotex::ImageSizes)
     aotex::print("blur_sobel",

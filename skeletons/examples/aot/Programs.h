@@ -27,6 +27,18 @@ inline llq::Acc prefixSum(const llq::Acc &X) {
   return llq::scanl1(Add, X);
 }
 
+/// The sums of the segments of a vector whose lengths Segs gives.
+inline llq::Acc segmentSums(const llq::Acc &X, const llq::Acc &Segs) {
+  auto Add = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  return llq::foldSeg(Add, 0.0f, X, Segs);
+}
+
+/// The positive elements of a vector, in order.
+inline llq::Acc positives(const llq::Acc &X) {
+  auto Positive = LLQ_FN("i1 (float %x)", "%r = fcmp ogt float %x, 0.0");
+  return llq::filter(Positive, X);
+}
+
 /// A 3x3 Gaussian blur, then the Sobel gradient's magnitude, of an image
 /// (clamped at its borders): two stencils, the blur fused into the edges.
 inline llq::Acc blurSobel(const llq::Acc &Img) {
