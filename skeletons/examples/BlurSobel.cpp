@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Options.h"
+#include "aot/Programs.h"
 #include <cmath>
 
 static int example(const Options &O) {
@@ -15,46 +16,9 @@ static int example(const Options &O) {
     for (int64_t J = 0; J < W; ++J)
       Img[size_t(I * W + J)] = float((I * 7 + J * 13) % 256) / 255.0f;
   llq::Runtime R = O.make();
-  auto Gauss = LLQ_FN("float (float %a, float %b, float %c, float %d, float %e, "
-                      "float %f, float %g, float %h, float %i)", R"(
-    %b2 = fmul float %b, 2.0
-    %d2 = fmul float %d, 2.0
-    %e4 = fmul float %e, 4.0
-    %f2 = fmul float %f, 2.0
-    %h2 = fmul float %h, 2.0
-    %s = fadd float %a, %b2
-    %s = fadd float %s, %c
-    %s = fadd float %s, %d2
-    %s = fadd float %s, %e4
-    %s = fadd float %s, %f2
-    %s = fadd float %s, %g
-    %s = fadd float %s, %h2
-    %s = fadd float %s, %i
-    %r = fmul float %s, 0.0625)");
-  auto Sobel = LLQ_FN("float (float %a, float %b, float %c, float %d, float %e, "
-                      "float %f, float %g, float %h, float %i)", R"(
-    %d2 = fmul float %d, 2.0
-    %f2 = fmul float %f, 2.0
-    %b2 = fmul float %b, 2.0
-    %h2 = fmul float %h, 2.0
-    %gx = fsub float %c, %a
-    %gx = fadd float %gx, %f2
-    %gx = fsub float %gx, %d2
-    %gx = fadd float %gx, %i
-    %gx = fsub float %gx, %g
-    %gy = fsub float %g, %a
-    %gy = fadd float %gy, %h2
-    %gy = fsub float %gy, %b2
-    %gy = fadd float %gy, %i
-    %gy = fsub float %gy, %c
-    %xx = fmul float %gx, %gx
-    %yy = fmul float %gy, %gy
-    %m = fadd float %xx, %yy
-    %r = call float @llvm.sqrt.f32(float %m))");
   auto In = llq::fromVector({H, W}, Img);
-  auto Edges = R.run<float>(llq::stencil(
-      Sobel, llq::Boundary::clamp(),
-      llq::stencil(Gauss, llq::Boundary::clamp(), In)));
+  // The program, shared with the ahead-of-time example (aot/Programs.h).
+  auto Edges = R.run<float>(aotex::blurSobel(In));
   std::vector<float> Got = Edges.toVector();
   auto At = [&](const std::vector<float> &V, int64_t I, int64_t J) {
     I = std::clamp<int64_t>(I, 0, H - 1);

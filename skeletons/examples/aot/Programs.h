@@ -82,12 +82,11 @@ inline llq::Acc blurSobel(const llq::Acc &Img) {
                       llq::stencil(Gauss, llq::Boundary::clamp(), Img));
 }
 
-/// The all-pairs n-body accelerations of bodies at Pos (x, y, z) of mass
-/// Mass: a map whose function reads every body (Fn::with), softened by
-/// 0.01.
-inline llq::Acc accelerations(const llq::Acc &Pos, const llq::Acc &Mass) {
-  const llq::Prelude &Physics = LLQ_PRELUDE(R"(
+/// The n-body examples' helpers on 3-vectors (%V3).
+inline const llq::Prelude &physics() {
+  return LLQ_PRELUDE(R"(
   %V3 = type { float, float, float }
+  ; s * x + y, by field; its sums may be reassociated (vectorized)
   define internal %V3 @axpy(float %s, %V3 %x, %V3 %y) {
     %x0 = extractvalue %V3 %x, 0
     %x1 = extractvalue %V3 %x, 1
@@ -98,31 +97,45 @@ inline llq::Acc accelerations(const llq::Acc &Pos, const llq::Acc &Mass) {
     %m0 = fmul float %s, %x0
     %m1 = fmul float %s, %x1
     %m2 = fmul float %s, %x2
-    %z0 = fadd float %m0, %y0
-    %z1 = fadd float %m1, %y1
-    %z2 = fadd float %m2, %y2
+    %z0 = fadd reassoc float %m0, %y0
+    %z1 = fadd reassoc float %m1, %y1
+    %z2 = fadd reassoc float %m2, %y2
     %r0 = insertvalue %V3 poison, float %z0, 0
     %r1 = insertvalue %V3 %r0, float %z1, 1
     %r = insertvalue %V3 %r1, float %z2, 2
     ret %V3 %r
   }
+  define internal float @dot(%V3 %a, %V3 %b) {
+    %a0 = extractvalue %V3 %a, 0
+    %a1 = extractvalue %V3 %a, 1
+    %a2 = extractvalue %V3 %a, 2
+    %b0 = extractvalue %V3 %b, 0
+    %b1 = extractvalue %V3 %b, 1
+    %b2 = extractvalue %V3 %b, 2
+    %p0 = fmul float %a0, %b0
+    %p1 = fmul float %a1, %b1
+    %p2 = fmul float %a2, %b2
+    %s = fadd float %p0, %p1
+    %r = fadd float %s, %p2
+    ret float %r
+  }
 )");
-  auto Accel = LLQ_FN(Physics, "%V3 (%V3 %p, float %soft, array<%V3> %pos, "
-                               "array<float> %mass)", R"(
+}
+
+/// The all-pairs n-body accelerations of bodies at Pos (x, y, z) of mass
+/// Mass, softened by Soft: a map whose function reads every body
+/// (Fn::with).
+inline llq::Acc accelerations(const llq::Acc &Pos, const llq::Acc &Mass,
+                              float Soft = 0.01f) {
+  auto Accel = LLQ_FN(physics(), "%V3 (%V3 %p, float %soft, array<%V3> %pos, "
+                                 "array<float> %mass)", R"(
     %a = %V3 zeroinitializer
     for i64 %j in 0 to %pos.n0 {
       %pj = call %V3 @pos(i64 %j)
       %d = call %V3 @axpy(float -1.0, %V3 %p, %V3 %pj)
-      %d0 = extractvalue %V3 %d, 0
-      %d1 = extractvalue %V3 %d, 1
-      %d2 = extractvalue %V3 %d, 2
-      %q0 = fmul float %d0, %d0
-      %q1 = fmul float %d1, %d1
-      %q2 = fmul float %d2, %d2
-      %s01 = fadd float %q0, %q1
-      %dd = fadd float %s01, %q2
-      %dds = fadd float %dd, %soft
-      %sq = call float @llvm.sqrt.f32(float %dds)
+      %d2 = call float @dot(%V3 %d, %V3 %d)
+      %d2s = fadd float %d2, %soft
+      %sq = call float @llvm.sqrt.f32(float %d2s)
       %inv = fdiv float 1.0, %sq
       %inv2 = fmul float %inv, %inv
       %inv3 = fmul float %inv2, %inv
@@ -131,7 +144,7 @@ inline llq::Acc accelerations(const llq::Acc &Pos, const llq::Acc &Mass) {
       %a = call %V3 @axpy(float %s, %V3 %d, %V3 %a)
     }
     %r = %V3 %a)");
-  return llq::map(Accel.bind("soft", 0.01f).with({Pos, Mass}), Pos);
+  return llq::map(Accel.bind("soft", Soft).with({Pos, Mass}), Pos);
 }
 
 } // namespace aotex
