@@ -10,7 +10,7 @@
 # llq::aot::Pipeline, llquote/Aot.h, and compiles them to the directory its
 # --out option names), runs it at build time, and adds what it writes for
 # each pipeline NAME (NAME.a, the kernels; NAME.cpp, the plan; NAME.h, the
-# function) to <target>, which links llquote::host and no LLVM. The
+# function) to <target>, which links llquote::aot_runtime and no LLVM. The
 # pipelines are compiled again when the generator changes. TRIPLE, CPU and
 # FEATURES choose the machine the kernels are for (default: the one that
 # builds); a target for another machine is for linking there.
@@ -61,10 +61,10 @@ function(llquote_add_pipeline Target)
     VERBATIM)
   target_sources(${Target} PRIVATE ${Sources})
   target_include_directories(${Target} PRIVATE ${Dir})
-  if(TARGET llquote_host)
-    set(Host llquote_host)
+  if(TARGET llquote_aot_runtime)
+    set(Host llquote_aot_runtime)
   else()
-    set(Host llquote::host)
+    set(Host llquote::aot_runtime)
   endif()
   # Kernels may call libm; vectorized ones glibc's libmvec.
   find_library(LLQ_LIBMVEC mvec)
