@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "llquote/aot/Program.h"
 #include "llquote/skeletons/Launch.h"
+#include <thread>
 #include <doctest/doctest.h>
 #include <numeric>
 #include <vector>
@@ -179,4 +181,75 @@ TEST_CASE("a_slot_the_launcher_did_not_fill_is_an_error_not_a_crash") {
   REQUIRE(!S.ok());
   CHECK(S.message() == "map: the kernel reads host value 7, which its "
                        "skeleton did not set");
+}
+
+TEST_CASE("a_program_runs_its_plan_on_inputs_of_any_extents_from_threads") {
+  // map (2x + 1) of its input, as a generated plan would give it: the
+  // materialising consumer, its map, the input's Use leaf.
+  aot::Program P("affine", {{"x", ElemType::of<float>(), 1}});
+  aot::NodeSpec Root, Map, Leaf;
+  Root.K = Op::Consumer;
+  Root.Name = "map";
+  Root.Type = ElemType::of<float>();
+  Root.Extents = {1};
+  Root.Skeleton = "map";
+  Map.Parent = 0;
+  Map.K = Op::Map;
+  Map.Name = "map";
+  Map.Type = ElemType::of<float>();
+  Map.Extents = {1};
+  Map.NumInputs = 1;
+  Leaf.Parent = 1;
+  Leaf.Type = ElemType::of<float>();
+  Leaf.Extents = {1};
+  aot::Source In;
+  In.Param = 0;
+  P.addStep({Root, Map, Leaf},
+            {"affine", {&affine},
+             {slot(SlotSpec::Out, 0), slot(SlotSpec::Buffer, 2)}},
+            {{2u, In}});
+  P.setResult({-1, 0, 0});
+  auto Check = [&](int64_t N) {
+    std::vector<float> X(static_cast<size_t>(N));
+    std::iota(X.begin(), X.end(), 1.0f);
+    auto R = P.run({floats({N}, X)});
+    if (!R)
+      return false;
+    std::vector<float> Y = *(*R)->toVector<float>(0);
+    bool Same = Y.size() == X.size();
+    for (size_t I = 0; Same && I < Y.size(); ++I)
+      Same = Y[I] == 2 * X[I] + 1;
+    return Same;
+  };
+  CHECK(Check(1));
+  CHECK(Check(300007));
+  CHECK(Check(9));
+  // Several threads call one program: its runs take turns.
+  std::vector<int> Ok(4, 0);
+  std::vector<std::thread> Threads;
+  for (int T = 0; T < 4; ++T)
+    Threads.emplace_back([&, T] {
+      Ok[size_t(T)] = Check(1000 + T * 77777) && Check(3 + T);
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  CHECK(Ok == std::vector<int>(4, 1));
+  // An input of the wrong rank is an error naming it.
+  auto Bad = P.run({floats({2, 2}, {1, 2, 3, 4})});
+  REQUIRE(!Bad);
+  CHECK(Bad.message() ==
+        "affine: input 0 ('x') holds f32 of shape [2, 2], expected f32 of "
+        "rank 1");
+}
+
+TEST_CASE("a_plan_that_names_no_skeleton_of_the_library_is_an_error") {
+  aot::Program P("broken", {{"x", ElemType::of<float>(), 1}});
+  aot::NodeSpec Root;
+  Root.K = Op::Consumer;
+  Root.Name = "nosuch";
+  Root.Skeleton = "nosuch";
+  P.addStep({Root}, {"k", {&affine}, {}}, {});
+  auto R = P.run({floats({1}, {1})});
+  REQUIRE(!R);
+  CHECK(R.message() == "broken: this library has no skeleton 'nosuch'");
 }
