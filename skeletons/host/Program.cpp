@@ -28,8 +28,21 @@ Shape shapeOr(const std::vector<int64_t> &E, std::string &Error) {
 
 } // namespace
 
-void Program::addStep(const std::vector<NodeSpec> &Nodes, KernelSpec K,
-                      const std::vector<std::pair<unsigned, Source>> &Leaves) {
+Plan::~Plan() = default;
+
+Control &Plan::addControl(bool IsLoop, Source First) {
+  Step S;
+  S.Ctl = std::make_unique<Control>(*Error, *Name, NumInputs);
+  S.Ctl->IsLoop = IsLoop;
+  S.Ctl->First = First;
+  Steps.push_back(std::move(S));
+  return *Steps.back().Ctl;
+}
+
+void Plan::addStep(const std::vector<NodeSpec> &Nodes, KernelSpec K,
+                   const std::vector<std::pair<unsigned, Source>> &Leaves) {
+  std::string &Error = *this->Error;
+  const std::string &Name = *this->Name;
   Step S;
   std::vector<std::shared_ptr<Node>> Made;
   for (const NodeSpec &Spec : Nodes) {
@@ -66,8 +79,8 @@ void Program::addStep(const std::vector<NodeSpec> &Nodes, KernelSpec K,
   S.Order = preorder(*S.Root);
   for (auto [Ix, From] : Leaves) {
     if (Ix >= Made.size() || Made[Ix]->K != Op::Use ||
-        (From.Param >= 0 && size_t(From.Param) >= Inputs.size()) ||
-        (From.Param < 0 && From.Step >= Steps.size())) {
+        (From.Param >= 0 && size_t(From.Param) >= NumInputs) ||
+        (From.Param < 0 && From.Loop < 0 && From.Step >= Steps.size())) {
       if (Error.empty())
         Error = fmt::format("{}: step {} reads an array from nowhere", Name,
                             Steps.size());
@@ -84,7 +97,8 @@ void Program::addStep(const std::vector<NodeSpec> &Nodes, KernelSpec K,
 }
 
 rt::Expected<std::shared_ptr<rt::Array>>
-Program::run(const std::vector<std::shared_ptr<rt::Array>> &In) const {
+Program::run(const std::vector<std::shared_ptr<rt::Array>> &In,
+             std::shared_ptr<rt::Array> Into) const {
   if (!Error.empty())
     return rt::Status::error(Error);
   if (In.size() != Inputs.size())
@@ -101,15 +115,66 @@ Program::run(const std::vector<std::shared_ptr<rt::Array>> &In) const {
           "{}: input {} ('{}') holds {} of shape {}, expected {} of rank {}",
           Name, I, Want.Name, In[I]->type().str(), In[I]->shape().str(),
           Want.Type.str(), Want.Rank));
+    // The result is never written over an input.
+    if (Into && Into->numFields() && In[I]->numFields() &&
+        In[I]->data(0) == Into->data(0))
+      Into = nullptr;
   }
   std::lock_guard<std::mutex> Guard(Lock);
-  std::vector<std::vector<std::shared_ptr<rt::Array>>> Outs(Steps.size());
+  std::vector<std::shared_ptr<rt::Array>> Loops;
+  return execute(Top, In, Loops, std::move(Into));
+}
+
+/// Whether A, a scalar of bool, holds.
+static bool holds(const rt::Array &A) {
+  return A.size() == 1 && *static_cast<const uint8_t *>(A.data(0)) != 0;
+}
+
+rt::Expected<std::shared_ptr<rt::Array>>
+Program::execute(const Plan &P,
+                 const std::vector<std::shared_ptr<rt::Array>> &In,
+                 std::vector<std::shared_ptr<rt::Array>> &Loops,
+                 std::shared_ptr<rt::Array> Into) const {
+  std::vector<std::vector<std::shared_ptr<rt::Array>>> Outs(P.Steps.size());
   auto ValueOf = [&](const Source &From) -> const std::shared_ptr<rt::Array> & {
+    if (From.Loop >= 0)
+      return Loops.at(size_t(From.Loop));
     return From.Param >= 0 ? In[size_t(From.Param)]
                            : Outs[From.Step].at(From.Output);
   };
-  for (size_t I = 0; I < Steps.size(); ++I) {
-    const Step &S = Steps[I];
+  for (size_t I = 0; I < P.Steps.size(); ++I) {
+    const Plan::Step &S = P.Steps[I];
+    if (const Control *C = S.Ctl.get()) {
+      std::shared_ptr<rt::Array> First = ValueOf(C->First);
+      rt::Expected<std::shared_ptr<rt::Array>> V = First;
+      if (!C->IsLoop) {
+        V = execute(holds(*First) ? C->Then : C->Else, In, Loops, nullptr);
+      } else {
+        Loops.push_back(std::move(First));
+        for (;;) {
+          auto Test = execute(C->Test, In, Loops, nullptr);
+          if (!Test) {
+            V = Test;
+            break;
+          }
+          if (!holds(**Test)) {
+            V = Loops.back();
+            break;
+          }
+          auto Next = execute(C->Then, In, Loops, nullptr);
+          if (!Next) {
+            V = Next;
+            break;
+          }
+          Loops.back() = std::move(*Next);
+        }
+        Loops.pop_back();
+      }
+      if (!V)
+        return V;
+      Outs[I].push_back(std::move(*V));
+      continue;
+    }
     for (auto &[Leaf, From] : S.Leaves) {
       const std::shared_ptr<rt::Array> &A = ValueOf(From);
       // Owns nothing: A outlives the step.
@@ -117,7 +182,7 @@ Program::run(const std::vector<std::shared_ptr<rt::Array>> &In) const {
                                               A.get());
     }
     struct Release {
-      const Step &S;
+      const Plan::Step &S;
       ~Release() {
         for (auto &Leaf : S.Leaves)
           Leaf.first->Data.reset();
@@ -126,6 +191,9 @@ Program::run(const std::vector<std::shared_ptr<rt::Array>> &In) const {
     if (rt::Status St = reshapeTree(*S.Root); !St.ok())
       return rt::Status::error(fmt::format("{}: {}", Name, St.message()));
     Launch L(*S.Root, S.K, executor(), &S.Order);
+    if (P.Result.Param < 0 && P.Result.Loop < 0 && P.Result.Step == I &&
+        P.Result.Output == 0)
+      L.Reuse = Into;
     try {
       if (rt::Status St = S.Root->Skel->launch(L); !St.ok())
         return rt::Status::error(fmt::format("{}: {}", Name, St.message()));
@@ -134,7 +202,7 @@ Program::run(const std::vector<std::shared_ptr<rt::Array>> &In) const {
     }
     Outs[I] = std::move(L.Outputs);
   }
-  return ValueOf(Result);
+  return ValueOf(P.Result);
 }
 
 detail::Executor &llq::aot::executor() {

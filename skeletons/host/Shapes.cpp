@@ -73,6 +73,9 @@ rt::Status reshapeNode(Node &N) {
   case Op::Transform:
     return rt::Status();
   case Op::Reshape:
+    // Code {1}: a flattening, whose extent is its array's size.
+    if (!N.Code.empty() && N.Code[0] == 1)
+      return setShape(N, {N.Kids[0]->Sh.size()});
     if (N.Sh.size() != N.Kids[0]->Sh.size())
       return failed(fmt::format("reshape: shape {} has {} elements, the array "
                                 "{} has {}",

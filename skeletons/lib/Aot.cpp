@@ -23,6 +23,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <cctype>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
 
 using namespace llq;
@@ -174,7 +175,8 @@ std::string extentsCode(const Shape &Sh) {
 }
 
 std::string sourceCode(const aot::Source &S) {
-  return fmt::format("{{{}, {}u, {}u}}", S.Param, S.Step, S.Output);
+  return fmt::format("{{{}, {}u, {}u, {}}}", S.Param, S.Step, S.Output,
+                     S.Loop);
 }
 
 /// The C++ NodeSpec list of the tree under Root, in preorder.
@@ -336,10 +338,24 @@ llvm::Error Pipeline::Impl::compile(const std::string &Dir,
   };
   // Every shape must follow the inputs' extents at run time: the plan's
   // operations must all have rules for it (reshapeTree).
-  for (const ExportedStep &S : Plan->Steps)
-    if (rt::Status St = reshapeTree(*S.Root); !St.ok())
-      return failure(St.message() + " (ahead-of-time pipelines do not take "
-                                    "this operation yet)");
+  std::function<llvm::Error(const ExportedPlan &)> Check =
+      [&](const ExportedPlan &E) -> llvm::Error {
+    for (const ExportedStep &S : E.Steps) {
+      if (S.Ctl) {
+        for (const ExportedPlan *Sub :
+             {&S.Ctl->Test, &S.Ctl->Then, &S.Ctl->Else})
+          if (llvm::Error Err = Check(*Sub))
+            return Err;
+        continue;
+      }
+      if (rt::Status St = reshapeTree(*S.Root); !St.ok())
+        return failure(St.message() + " (ahead-of-time pipelines do not "
+                                      "take this operation yet)");
+    }
+    return llvm::Error::success();
+  };
+  if (llvm::Error E = Check(*Plan))
+    return E;
 
   // The objects, one per kernel, in a static library.
   rt::ObjectTarget OT{T.Triple, T.CPU, T.Features, T.OptLevel};
@@ -374,6 +390,8 @@ llvm::Error Pipeline::Impl::compile(const std::string &Dir,
     Args.push_back(I.Name + ".shared()");
   }
   std::string ResultType = cxxType(Output.type());
+  std::string ParamsComma =
+      Params.empty() ? "" : fmt::format("{}, ", fmt::join(Params, ", "));
   std::vector<std::string> InputDocs;
   for (const Input &I : Inputs)
     InputDocs.push_back(
@@ -388,33 +406,65 @@ llvm::Error Pipeline::Impl::compile(const std::string &Dir,
       "#include \"llquote/aot/Program.h\"\n\n"
       "/// {}({}): {} of rank {}. Throws llq::ArrayError on arrays that do not "
       "fit.\n"
-      "llq::Array<{}> {}({});\n\n#endif // {}\n",
+      "llq::Array<{}> {}({});\n"
+      "/// The same, written into Out's storage where it has the result's "
+      "element\n/// type and shape and is not an input; Out holds the result "
+      "after.\n"
+      "void {}({}llq::Array<{}> &Out);\n\n#endif // {}\n",
       File, Line, Guard, Guard, Name, fmt::join(InputDocs, "; "),
       Output.type().str(), Output.shape().rank(), ResultType, Name,
-      fmt::join(Params, ", "), Guard);
+      fmt::join(Params, ", "), Name, ParamsComma, ResultType, Guard);
 
   // The source: the plan.
   std::string Decls, Steps;
   for (const auto &[KName, Kept] : Store->Kernels)
     for (const std::string &S : Kept.Symbols)
       Decls += fmt::format("void {}(int64_t, int64_t, void *);\n", S);
-  for (const ExportedStep &S : Plan->Steps) {
-    const KeptKernel &Kept = Store->Kernels.at(S.K->Name);
-    std::vector<std::string> Phases, Slots, Leaves;
-    for (const std::string &Sym : Kept.Symbols)
-      Phases.push_back("&" + Sym);
-    for (const SlotSpec &Sl : S.K->Slots)
-      Slots.push_back(fmt::format("{{llq::aot::SlotSpec::{}, {}u, {}u, {}u}}",
-                                  slotKindName(Sl.K), Sl.NodeIx, Sl.A, Sl.B));
-    for (const auto &[Ix, From] : S.Leaves)
-      Leaves.push_back(fmt::format("{{{}u, {}}}", Ix, sourceCode(Remap(From))));
-    Steps += fmt::format(
-        "  P.addStep(\n    {{\n{}\n    }},\n    {{\"{}\", {{{}}},\n     "
-        "{{{}}},\n     {}, {}u}},\n    {{{}}});\n",
-        nodesCode(*S.Root), S.K->Name, fmt::join(Phases, ", "),
-        fmt::join(Slots, ", "), S.K->Loops ? "true" : "false", S.K->Weight,
-        fmt::join(Leaves, ", "));
-  }
+  // Each plan's steps on the C++ variable Var, a llq::aot::Plan.
+  unsigned Controls = 0;
+  std::function<void(const ExportedPlan &, const std::string &,
+                     const std::string &)>
+      Emit = [&](const ExportedPlan &E, const std::string &Var,
+                 const std::string &Indent) {
+        for (const ExportedStep &S : E.Steps) {
+          if (S.Ctl) {
+            std::string C = fmt::format("C{}", Controls++);
+            Steps += fmt::format("{}{{\n{}  llq::aot::Control &{} = "
+                                 "{}.addControl({}, {});\n",
+                                 Indent, Indent, C, Var,
+                                 S.Ctl->IsLoop ? "true" : "false",
+                                 sourceCode(Remap(S.Ctl->First)));
+            if (S.Ctl->IsLoop)
+              Emit(S.Ctl->Test, C + ".Test", Indent + "  ");
+            Emit(S.Ctl->Then, C + ".Then", Indent + "  ");
+            if (!S.Ctl->IsLoop)
+              Emit(S.Ctl->Else, C + ".Else", Indent + "  ");
+            Steps += Indent + "}\n";
+            continue;
+          }
+          const KeptKernel &Kept = Store->Kernels.at(S.K->Name);
+          std::vector<std::string> Phases, Slots, Leaves;
+          for (const std::string &Sym : Kept.Symbols)
+            Phases.push_back("&" + Sym);
+          for (const SlotSpec &Sl : S.K->Slots)
+            Slots.push_back(
+                fmt::format("{{llq::aot::SlotSpec::{}, {}u, {}u, {}u}}",
+                            slotKindName(Sl.K), Sl.NodeIx, Sl.A, Sl.B));
+          for (const auto &[Ix, From] : S.Leaves)
+            Leaves.push_back(
+                fmt::format("{{{}u, {}}}", Ix, sourceCode(Remap(From))));
+          Steps += fmt::format(
+              "{0}{1}.addStep(\n{0}  {{\n{2}\n{0}  }},\n{0}  {{\"{3}\", "
+              "{{{4}}},\n{0}   {{{5}}},\n{0}   {6}, {7}u}},\n{0}  {{{8}}});\n",
+              Indent, Var, nodesCode(*S.Root), S.K->Name,
+              fmt::join(Phases, ", "), fmt::join(Slots, ", "),
+              S.K->Loops ? "true" : "false", S.K->Weight,
+              fmt::join(Leaves, ", "));
+        }
+        Steps += fmt::format("{}{}.setResult({});\n", Indent, Var,
+                             sourceCode(Remap(E.Result)));
+      };
+  Emit(*Plan, "P.top()", "  ");
   std::vector<std::string> InputSpecs;
   for (const Input &I : Inputs)
     InputSpecs.push_back(fmt::format("{{\"{}\", {}, {}u}}", I.Name,
@@ -425,7 +475,7 @@ llvm::Error Pipeline::Impl::compile(const std::string &Dir,
       "#include \"{}.h\"\n\n"
       "extern \"C\" {{\n{}}}\n\n"
       "namespace {{\n\n"
-      "void build(llq::aot::Program &P) {{\n{}  P.setResult({});\n}}\n\n"
+      "void build(llq::aot::Program &P) {{\n{}}}\n\n"
       "const llq::aot::Program &program() {{\n"
       "  static llq::aot::Program P(\"{}\", {{{}}});\n"
       "  static const bool Built = (build(P), true);\n"
@@ -433,9 +483,12 @@ llvm::Error Pipeline::Impl::compile(const std::string &Dir,
       "  return P;\n}}\n\n"
       "}} // namespace\n\n"
       "llq::Array<{}> {}({}) {{\n"
-      "  return llq::aot::resultOf<{}>(program().run({{{}}}));\n}}\n",
-      File, Line, Name, Decls, Steps, sourceCode(Remap(Plan->Result)), Name,
+      "  return llq::aot::resultOf<{}>(program().run({{{}}}));\n}}\n\n"
+      "void {}({}llq::Array<{}> &Out) {{\n"
+      "  Out = llq::aot::resultOf<{}>(program().run({{{}}}, Out.shared()));\n}}\n",
+      File, Line, Name, Decls, Steps, Name,
       fmt::join(InputSpecs, ", "), ResultType, Name, fmt::join(Params, ", "),
+      ResultType, fmt::join(Args, ", "), Name, ParamsComma, ResultType,
       ResultType, fmt::join(Args, ", "));
   if (llvm::Error E = writeFile(Base + ".h", Header))
     return E;

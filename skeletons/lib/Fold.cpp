@@ -223,6 +223,16 @@ public:
 const Fold FoldSkel;
 const FoldSeg FoldSegSkel;
 
+/// A as a vector of all its elements: a reshape whose extent follows A's
+/// (Code = {1}), so that a plan run on arrays of other extents flattens
+/// them too (reshapeTree).
+Acc flatten(const Acc &A) {
+  Acc R = reshape({A.shape().size()}, A);
+  if (R.error().empty())
+    const_cast<Node &>(*R.node()).Code = {1};
+  return R;
+}
+
 /// fold and fold1 over A (Seed null for fold1), named Name.
 Acc makeFold(const char *Name, const Fn &F, const Scalar *Seed, const Acc &A) {
   auto N = makeConsumer(FoldSkel, Name, {A.node()});
@@ -298,12 +308,12 @@ Acc llq::fold1(const Fn &F, const Acc &A) {
 Acc llq::foldAll(const Fn &F, const Scalar &Seed, const Acc &A) {
   if (!A.error().empty())
     return makeFold("foldAll", F, &Seed, A);
-  return makeFold("foldAll", F, &Seed, reshape({A.shape().size()}, A));
+  return makeFold("foldAll", F, &Seed, flatten(A));
 }
 Acc llq::fold1All(const Fn &F, const Acc &A) {
   if (!A.error().empty())
     return makeFold("fold1All", F, nullptr, A);
-  return makeFold("fold1All", F, nullptr, reshape({A.shape().size()}, A));
+  return makeFold("fold1All", F, nullptr, flatten(A));
 }
 Acc llq::foldSeg(const Fn &F, const Scalar &Seed, const Acc &A,
                  const Acc &Segs) {

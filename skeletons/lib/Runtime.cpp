@@ -1305,6 +1305,49 @@ unsigned Runtime::numThreads() const { return P->B->parallelism(); }
 
 //===-- Plans for ahead-of-time compilation -------------------------------===//
 
+/// P in the ahead-of-time runtime's terms (Aot.h).
+static llvm::Expected<ExportedPlan> exportOf(const Plan &P) {
+  auto SourceOf = [](const Plan::Source &S) {
+    aot::Source Out;
+    Out.Param = S.Param;
+    Out.Step = S.Step;
+    Out.Output = S.Output;
+    Out.Loop = S.Loop;
+    return Out;
+  };
+  ExportedPlan E;
+  for (const Plan::Step &S : P.Steps) {
+    ExportedStep X;
+    if (S.Ctl) {
+      auto C = std::make_shared<ExportedControl>();
+      C->IsLoop = S.Ctl->IsLoop;
+      C->First = SourceOf(S.Ctl->First);
+      for (auto [From, To] : {std::pair{S.Ctl->Test.get(), &C->Test},
+                              std::pair{S.Ctl->Then.get(), &C->Then},
+                              std::pair{S.Ctl->Else.get(), &C->Else}}) {
+        if (!From)
+          continue;
+        auto Sub = exportOf(*From);
+        if (!Sub)
+          return Sub.takeError();
+        *To = std::move(*Sub);
+      }
+      X.Ctl = std::move(C);
+      E.Steps.push_back(std::move(X));
+      continue;
+    }
+    X.Root = S.Root;
+    X.K = S.K;
+    for (auto &[Leaf, From] : S.Leaves) {
+      auto It = std::find(S.Order.begin(), S.Order.end(), Leaf);
+      X.Leaves.push_back({unsigned(It - S.Order.begin()), SourceOf(From)});
+    }
+    E.Steps.push_back(std::move(X));
+  }
+  E.Result = SourceOf(P.Result);
+  return E;
+}
+
 llvm::Expected<ExportedPlan> llq::detail::exportPlan(Runtime &R,
                                                    const NodeRef &N) {
   if (!N)
@@ -1314,35 +1357,9 @@ llvm::Expected<ExportedPlan> llq::detail::exportPlan(Runtime &R,
   auto P = R.impl().record(N, /*Compile=*/true);
   if (!P)
     return P.takeError();
-  auto SourceOf = [](const Plan::Source &S) -> llvm::Expected<aot::Source> {
-    if (S.Loop >= 0)
-      return failure("awhile is not compiled ahead of time yet");
-    aot::Source Out;
-    Out.Param = S.Param;
-    Out.Step = S.Step;
-    Out.Output = S.Output;
-    return Out;
-  };
-  ExportedPlan E;
-  E.Inputs = (*P)->Inputs;
-  for (Plan::Step &S : (*P)->Steps) {
-    if (S.Ctl)
-      return failure("acond and awhile are not compiled ahead of time yet");
-    ExportedStep X;
-    X.Root = S.Root;
-    X.K = S.K;
-    for (auto &[Leaf, From] : S.Leaves) {
-      auto Src = SourceOf(From);
-      if (!Src)
-        return Src.takeError();
-      auto It = std::find(S.Order.begin(), S.Order.end(), Leaf);
-      X.Leaves.push_back({unsigned(It - S.Order.begin()), *Src});
-    }
-    E.Steps.push_back(std::move(X));
-  }
-  auto Result = SourceOf((*P)->Result);
-  if (!Result)
-    return Result.takeError();
-  E.Result = *Result;
+  auto E = exportOf(**P);
+  if (!E)
+    return E.takeError();
+  E->Inputs = (*P)->Inputs;
   return E;
 }

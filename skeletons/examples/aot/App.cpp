@@ -11,6 +11,9 @@
 #include "accelerations.h"
 #include "blur_sobel.h"
 #include "dot.h"
+#include "flip_if_positive.h"
+#include "halve_until_small.h"
+#include "normalize_rows.h"
 #include "positives.h"
 #include "prefix_sum.h"
 #include "segment_sums.h"
@@ -70,8 +73,53 @@ int main() {
         WantPos.push_back(V);
     expect(Pos.toVector() == WantPos, "positives at " + std::to_string(N));
     aotex::print("positives", Pos);
+
+    std::vector<float> Halved = halve_until_small(llq::fromVector(X)).toVector();
+    std::vector<float> WantHalved = X;
+    auto SumSq = [](const std::vector<float> &V) {
+      float S = 0;
+      for (float E : V)
+        S += E * E;
+      return S;
+    };
+    while (SumSq(WantHalved) > 1.0f)
+      for (float &E : WantHalved)
+        E *= 0.5f;
+    // Halving is exact: only the sum's rounding could stop a step early
+    // or late, which would show as a factor of two.
+    expect(Halved.size() == X.size() && SumSq(Halved) <= 1.0f &&
+               SumSq(Halved) * 4 > std::min(1.0f, SumSq(X)) * 0.99f,
+           "halve_until_small at " + std::to_string(N));
+    aotex::print("halve_until_small", halve_until_small(llq::fromVector(X)));
+
+    double Sum = 0;
+    for (float E : X)
+      Sum += E;
+    std::vector<float> Flipped = flip_if_positive(llq::fromVector(X)).toVector();
+    bool FlipOk = Flipped.size() == X.size();
+    for (size_t I = 0; FlipOk && I < X.size(); ++I)
+      FlipOk = Flipped[I] == (Sum > 0 ? -X[I] : X[I]) ||
+               std::fabs(Sum) < 1e-3; // a sum near 0 may round either way
+    expect(FlipOk, "flip_if_positive at " + std::to_string(N));
+    aotex::print("flip_if_positive", flip_if_positive(llq::fromVector(X)));
   }
   for (auto [H, W] : aotex::ImageSizes) {
+    std::vector<float> M = aotex::floats(H * W, 4);
+    for (float &E : M)
+      E += 2.0f; // positive rows, whose sums are not near zero
+    std::vector<float> Norm = normalize_rows(llq::fromVector({H, W}, M)).toVector();
+    bool NormOk = Norm.size() == M.size();
+    for (int64_t I = 0; NormOk && I < H; ++I) {
+      double S = 0;
+      for (int64_t J = 0; J < W; ++J)
+        S += M[size_t(I * W + J)];
+      for (int64_t J = 0; NormOk && J < W; ++J)
+        NormOk = std::fabs(Norm[size_t(I * W + J)] - M[size_t(I * W + J)] / S) <=
+                 1e-5 * (1 + M[size_t(I * W + J)] / S);
+    }
+    expect(NormOk, "normalize_rows at " + std::to_string(H) + "x" + std::to_string(W));
+    aotex::print("normalize_rows", normalize_rows(llq::fromVector({H, W}, M)));
+
     std::vector<float> Img = aotex::floats(H * W, 3);
     llq::Array<float> E = blur_sobel(llq::fromVector({H, W}, Img));
     std::vector<float> Got = E.toVector();
@@ -100,6 +148,15 @@ int main() {
       }
     expect(Close, "blur_sobel at " + std::to_string(H) + "x" + std::to_string(W));
     aotex::print("blur_sobel", E);
+
+    // With the output given: written into its storage, call after call.
+    llq::Array<float> Out;
+    blur_sobel(llq::fromVector({H, W}, Img), Out);
+    const void *Storage = Out.raw().data(0);
+    blur_sobel(llq::fromVector({H, W}, Img), Out);
+    expect(Out.raw().data(0) == Storage && Out.toVector() == Got,
+           "blur_sobel into its output at " + std::to_string(H) + "x" +
+               std::to_string(W));
   }
   for (int64_t N : aotex::BodyCounts) {
     auto P = aotex::bodies(N);

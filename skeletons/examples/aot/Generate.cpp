@@ -1,6 +1,6 @@
 //===- Generate.cpp - The example's generator -------------===//
 //
-// Six pipelines. Run at build time by llquote_add_pipeline (CMakeLists.txt): describes
+// Nine pipelines. Run at build time by llquote_add_pipeline (CMakeLists.txt): describes
 // each pipeline over placeholders and compiles it into the directory --out
 // names, for the machine --triple and --cpu name (default: this one).
 //
@@ -34,6 +34,18 @@ int main(int Argc, char **Argv) {
     llq::aot::Pipeline Positives("positives");
     Positives.output(aotex::positives(Positives.input<float>("x", 1)));
     Positives.compile(O.Dir, O.T);
+
+    llq::aot::Pipeline Rows("normalize_rows");
+    Rows.output(aotex::normalizeRows(Rows.input<float>("m", 2)));
+    Rows.compile(O.Dir, O.T);
+
+    llq::aot::Pipeline Halve("halve_until_small");
+    Halve.output(aotex::halveUntilSmall(Halve.input<float>("x", 1)));
+    Halve.compile(O.Dir, O.T);
+
+    llq::aot::Pipeline Flip("flip_if_positive");
+    Flip.output(aotex::flipIfPositive(Flip.input<float>("x", 1)));
+    Flip.compile(O.Dir, O.T);
 
     llq::aot::Pipeline Edges("blur_sobel");
     Edges.output(aotex::blurSobel(Edges.input<float>("img", 2)));

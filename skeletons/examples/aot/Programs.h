@@ -39,6 +39,41 @@ inline llq::Acc positives(const llq::Acc &X) {
   return llq::filter(Positive, X);
 }
 
+/// Each row of a matrix divided by its sum: a fold whose result the map's
+/// function reads (Fn::with), two kernels in order.
+inline llq::Acc normalizeRows(const llq::Acc &M) {
+  auto Add = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  auto Div = LLQ_FN("float (i64 %i, i64 %j, float %x, array<float> %sums)", R"(
+    %s = call float @sums(i64 %i)
+    %r = fdiv float %x, %s)");
+  return llq::imap(Div.with({llq::fold(Add, 0.0f, M)}), M);
+}
+
+/// The sum of the squares of a vector, a scalar.
+inline llq::Acc sumOfSquares(const llq::Acc &V) {
+  auto Sq = LLQ_FN("float (float %x)", "%r = fmul float %x, %x");
+  auto Add = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  return llq::foldAll(Add, 0.0f, llq::map(Sq, V));
+}
+
+/// A vector halved until the sum of its squares is at most 1: an awhile,
+/// whose condition and step are kernels run again and again.
+inline llq::Acc halveUntilSmall(const llq::Acc &X) {
+  auto Big = LLQ_FN("i1 (float %s)", "%r = fcmp ogt float %s, 1.0");
+  auto Half = LLQ_FN("float (float %x)", "%r = fmul float %x, 0.5");
+  return llq::awhile([&](const llq::Acc &V) { return llq::map(Big, sumOfSquares(V)); },
+                     [&](const llq::Acc &V) { return llq::map(Half, V); }, X);
+}
+
+/// A vector negated where its sum is positive, else as it is: an acond.
+inline llq::Acc flipIfPositive(const llq::Acc &X) {
+  auto Add = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
+  auto Positive = LLQ_FN("i1 (float %s)", "%r = fcmp ogt float %s, 0.0");
+  auto Neg = LLQ_FN("float (float %x)", "%r = fneg float %x");
+  return llq::acond(llq::map(Positive, llq::foldAll(Add, 0.0f, X)),
+                    llq::map(Neg, X), X);
+}
+
 /// A 3x3 Gaussian blur, then the Sobel gradient's magnitude, of an image
 /// (clamped at its borders): two stencils, the blur fused into the edges.
 inline llq::Acc blurSobel(const llq::Acc &Img) {
