@@ -136,7 +136,13 @@ void *Launch::scratch(size_t Bytes) {
 
 rt::Status Launch::run(unsigned Phase, int64_t Begin, int64_t End,
                         int64_t Grain) {
-  Args.assign(K.Slots.size(), 0);
+  size_t NumSlots = K.Slots.size();
+  uint64_t *Args = InlineArgs;
+  if (NumSlots > std::size(InlineArgs)) {
+    HeapArgs.assign(NumSlots, 0);
+    Args = HeapArgs.data();
+  }
+  std::fill(Args, Args + NumSlots, uint64_t(0));
   for (size_t I = 0; I < K.Slots.size(); ++I) {
     const SlotSpec &S = K.Slots[I];
     const Node &N = *Nodes[S.NodeIx];
@@ -200,7 +206,7 @@ rt::Status Launch::run(unsigned Phase, int64_t Begin, int64_t End,
   if (Phase >= K.numPhases())
     return failed(fmt::format("{}: the kernel has no phase {}", Root.Name,
                                Phase));
-  rt::Status St = B.launch(K, Phase, Begin, End, Args.data(), Grain);
+  rt::Status St = B.launch(K, Phase, Begin, End, Args, Grain);
   if (!St.ok())
     return failed(fmt::format("{}: {}", Root.Name, St.message()));
   int64_t At =

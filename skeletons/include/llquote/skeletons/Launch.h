@@ -197,7 +197,11 @@ private:
   Executor &B;
   std::vector<const Node *> OwnOrder;
   const std::vector<const Node *> &Nodes;
-  std::vector<uint64_t> Args;
+  /// The argument block: in InlineArgs for kernels of up to 16 slots (no
+  /// allocation a launch, which a small array's run would feel), else in
+  /// HeapArgs.
+  uint64_t InlineArgs[16];
+  std::vector<uint64_t> HeapArgs;
   std::vector<std::shared_ptr<void>> Scratch;
   /// Whether kernels read the host's arrays (Executor::readsHostArrays).
   bool HostArrays;
