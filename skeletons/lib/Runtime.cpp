@@ -834,6 +834,7 @@ RuntimeImpl::execute(Plan &P,
       Outs[I].push_back(std::move(*V));
       continue;
     }
+    bool Resized = false;
     for (auto &[Leaf, From] : S.Leaves) {
       const std::shared_ptr<rt::Array> &A = ValueOf(From);
       // A pointer that owns nothing: A outlives the launch, and the copy
@@ -841,14 +842,21 @@ RuntimeImpl::execute(Plan &P,
       // visible part of a small array's run.
       Leaf->Data = std::shared_ptr<rt::Array>(std::shared_ptr<rt::Array>(),
                                               A.get());
-      if (!(Leaf->Sh == A->shape()))
+      if (!(Leaf->Sh == A->shape())) {
         Leaf->Sh = A->shape();
+        Resized = true;
+      }
     }
     // The plan holds no array between runs.
     auto Release = llvm::make_scope_exit([&S] {
       for (auto &Leaf : S.Leaves)
         Leaf.first->Data.reset();
     });
+    // Arrays of other extents than the tree has (a Prepared given others):
+    // its shapes follow theirs; the kernel depends on the structure only.
+    if (Resized)
+      if (rt::Status St = reshapeTree(*S.Root); !St.ok())
+        return failure(St.message());
     Launch L(*S.Root, *S.K, *B, &S.Order);
     if (P.Result.Step == I && P.Result.Output == 0)
       L.Reuse = std::move(Into);
@@ -1274,12 +1282,12 @@ Prepared::tryRun(llvm::ArrayRef<detail::ArrayHandle> Inputs,
       if (!A)
         return failure(fmt::format(
             "prepared expression: input {} is an empty Array", I));
-      if (A->type() != Was.type() || A->shape() != Was.shape())
+      if (A->type() != Was.type() || A->shape().rank() != Was.shape().rank())
         return failure(fmt::format(
             "prepared expression: input {} is {} {}, where the expression was "
             "prepared with {} {}; a prepared expression runs on arrays of the "
-            "types and shapes it was prepared with (prepare it again, or "
-            "run() the expression, for others)",
+            "element types and ranks it was prepared with, of any extents "
+            "(prepare it again, or run() the expression, for others)",
             I, irType(A->type()), A->shape().str(), irType(Was.type()),
             Was.shape().str()));
       In.push_back(&A);

@@ -190,9 +190,15 @@ TEST_CASE("prepare: mistakes are errors that say what was expected") {
     }
     return "";
   };
-  std::string M = Message([&] { P(Longer); });
-  CHECK(M.find("input 0 is i32 [11]") != std::string::npos);
+  // Other extents are taken; another rank is not.
+  CHECK(P(Longer).as<int32_t>().toVector() ==
+        std::vector<int32_t>{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20});
+  Array<int32_t> Matrix = fromVector({2, 5}, iota(10));
+  std::string M = Message([&] { P(Matrix); });
+  CHECK(M.find("input 0 is i32 [2, 5]") != std::string::npos);
   CHECK(M.find("prepared with i32 [10]") != std::string::npos);
+  CHECK(M.find("element types and ranks it was prepared with, of any "
+               "extents") != std::string::npos);
   M = Message([&] { P(Floats); });
   CHECK(M.find("input 0 is float [10]") != std::string::npos);
   M = Message([&] { P(X, X); });
@@ -207,6 +213,46 @@ TEST_CASE("prepare: mistakes are errors that say what was expected") {
   auto Failed = R.tryPrepare(map(Bad, X));
   CHECK(!Failed);
   llvm::consumeError(Failed.takeError());
+}
+
+TEST_CASE("prepare: inputs of other extents, every shape following theirs") {
+  Runtime &R = cpu();
+  auto Blur = LLQ_FN("i32 (i32 %a, i32 %b, i32 %c)", R"(
+    %s = add i32 %a, %b
+    %r = add i32 %s, %c)");
+  auto Shape = [](int64_t Rows, int64_t Cols) {
+    std::vector<int32_t> V(static_cast<size_t>(Rows * Cols));
+    for (size_t I = 0; I < V.size(); ++I)
+      V[I] = int32_t(I % 13) - 6;
+    return fromVector({Rows, Cols}, V);
+  };
+  // Three kernels: a stencil of rows, its rows' sums (a fold), their prefix
+  // sums (a scan, one longer than its input).
+  auto Program = [&](const Acc &M) {
+    return scanl(addFn(), int32_t(0),
+                 fold(addFn(), int32_t(0),
+                      stencil(Blur, {1, 3}, Boundary::clamp(), M)));
+  };
+  Prepared P = R.prepare(Program(Shape(4, 5)));
+  for (auto [Rows, Cols] : {std::pair<int64_t, int64_t>{1, 1}, {7, 3},
+                            {4, 5}, {131, 1027}, {2, 9}}) {
+    Array<int32_t> M = Shape(Rows, Cols);
+    Array<> Got = P(M);
+    CHECK(Got.shape().extent(0) == Rows + 1);
+    CHECK(Got.as<int32_t>().toVector() == R.run<int32_t>(Program(M)).toVector());
+  }
+  // A zipWith made for arrays of one shape refuses two, and says so.
+  Array<int32_t> A = fromVector(iota(5)), B = fromVector(iota(5));
+  Prepared Z = R.prepare(zipWith(addFn(), A, B));
+  CHECK(Z(fromVector(iota(8)), fromVector(iota(8))).as<int32_t>().toVector()[7] ==
+        14);
+  try {
+    Z(fromVector(iota(8)), fromVector(iota(6)));
+    FAIL("no error");
+  } catch (const ArrayError &E) {
+    CHECK(std::string(E.what()).find("zipWith: the arrays' shapes differ ([8] "
+                                     "and [6])") != std::string::npos);
+  }
 }
 
 TEST_CASE("one Acc and one Prepared run from several threads at once") {

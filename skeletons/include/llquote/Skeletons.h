@@ -140,8 +140,9 @@ using BackendFactory =
 /// fusion worked out and its kernels found or compiled, so that a call
 /// costs the launches and the result's allocation only. Its inputs are the
 /// arrays the expression was built over (inputs()); a call runs on them as
-/// they are now, or on others of the same element types and shapes given in
-/// their place. Copies share one plan, and calls on it run one at a time;
+/// they are now, or on others of the same element types and ranks, of any
+/// extents, given in their place (every shape follows theirs, as for a
+/// pipeline compiled ahead of time, docs/AheadOfTime.md). Copies share one plan, and calls on it run one at a time;
 /// prepare the expression once per thread to run it from several at once.
 /// It keeps its Runtime's kernels and threads alive.
 class Prepared {
