@@ -448,7 +448,7 @@ llvm::Error Pipeline::Impl::compile(const std::string &Dir,
             Phases.push_back("&" + Sym);
           for (const SlotSpec &Sl : S.K->Slots)
             Slots.push_back(
-                fmt::format("{{llq::aot::SlotSpec::{}, {}u, {}u, {}u}}",
+                fmt::format("{{llq::aot::SlotSpec::{}, {}u, {}u, {}u, \"\", true}}",
                             slotKindName(Sl.K), Sl.NodeIx, Sl.A, Sl.B));
           for (const auto &[Ix, From] : S.Leaves)
             Leaves.push_back(

@@ -126,8 +126,8 @@ public:
   }
 
 private:
-  ElemType(std::vector<ScalarKind> Fields, bool IsTuple)
-      : Fields(std::move(Fields)), IsTuple(IsTuple) {}
+  ElemType(std::vector<ScalarKind> Kinds, bool Tuple)
+      : Fields(std::move(Kinds)), IsTuple(Tuple) {}
 
   template <typename T> struct Of {
     static_assert(ScalarKindOf<T>::Valid, "not an element type");

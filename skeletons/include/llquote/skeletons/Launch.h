@@ -225,9 +225,7 @@ public:
   /// where that depends on more than N's structure (on its sizes, say):
   /// part of the kernel's key, and what generate() reads back from
   /// G.root() and G.backend(). One kernel: 0.
-  virtual int64_t variant(const Node &N, const Executor &B) const {
-    return 0;
-  }
+  virtual int64_t variant(const Node &, const Executor &) const { return 0; }
   /// Allocates the outputs of L's consumer, computes what the host decides
   /// and runs the kernel's phases.
   virtual rt::Status launch(Launch &L) const = 0;
