@@ -74,10 +74,7 @@ std::string Launch::plainFault(int64_t At) const {
                        Root.Name);
   if (At >= DivisionFault)
     return fmt::format("{}: {} in one of its functions", Root.Name,
-                       (At - DivisionFault) % 2
-                           ? "signed integer division overflow (the least "
-                             "value divided by -1)"
-                           : "integer division by zero");
+                       divisionFaultKind(At));
   if (size_t(At) < Nodes.size() && !Nodes[size_t(At)]->Kids.empty()) {
     const Node &N = *Nodes[size_t(At)];
     return fmt::format("{}: the index function of {} returned an index "

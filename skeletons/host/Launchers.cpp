@@ -47,12 +47,8 @@ rt::Status reshapeScan(Node &N) {
     return failed(fmt::format("{}: needs an array of rank 1 or more, not a "
                               "scalar",
                               N.Name));
-  std::vector<int64_t> Outer(A.extents(), A.extents() + A.rank() - 1);
+  std::vector<int64_t> Outer = outerExtents(A);
   int64_t Len = A.extent(A.rank() - 1);
-  if (N.Consts.empty() && Len == 0 && Shape::make(Outer)->size() > 0)
-    return failed(fmt::format("{}: the innermost dimension of {} is empty, "
-                              "and {} has no seed",
-                              N.Name, A.str(), N.Name));
   std::vector<int64_t> E = Outer;
   E.push_back(N.Code[0] == 0 ? Len + 1 : Len);
   rt::Expected<Shape> Sh = Shape::make(E);
@@ -62,6 +58,13 @@ rt::Status reshapeScan(Node &N) {
   N.OutShapes = {N.Sh};
   if (N.Code[0] == 2)
     N.OutShapes.push_back(*Shape::make(Outer));
+  // The shapes stand; only the elements are missing.
+  if (N.Consts.empty() && Len == 0 && Shape::make(Outer)->size() > 0)
+    return failed(A.rank() == 1
+                      ? fmt::format("{} of an empty vector", N.Name)
+                      : fmt::format("{}: the innermost dimension of {} is "
+                                    "empty, and {} has no seed",
+                                    N.Name, A.str(), N.Name));
   return rt::Status();
 }
 
@@ -106,14 +109,13 @@ public:
     if (A.rank() == 0)
       return failed(fmt::format("{}: needs an array of rank 1 or more",
                                 N.Name));
-    std::vector<int64_t> Outer(A.extents(), A.extents() + A.rank() - 1);
-    rt::Expected<Shape> Sh = Shape::make(Outer);
-    if (N.Consts.empty() && A.extent(A.rank() - 1) == 0 && Sh->size() > 0)
+    N.Sh = *Shape::make(outerExtents(A));
+    N.OutShapes = {N.Sh};
+    // The shape stands; only the elements are missing.
+    if (N.Consts.empty() && A.extent(A.rank() - 1) == 0 && N.Sh.size() > 0)
       return failed(fmt::format("{}: the innermost dimension of {} is "
                                 "empty, and {} has no seed",
                                 N.Name, A.str(), N.Name));
-    N.Sh = *Sh;
-    N.OutShapes = {N.Sh};
     return rt::Status();
   }
 
@@ -155,7 +157,7 @@ public:
     if (A.rank() == 0)
       return failed(fmt::format("{}: needs an array of rank 1 or more",
                                 N.Name));
-    std::vector<int64_t> E(A.extents(), A.extents() + A.rank() - 1);
+    std::vector<int64_t> E = outerExtents(A);
     E.push_back(N.Kids[1]->Sh.size());
     rt::Expected<Shape> Sh = Shape::make(E);
     if (!Sh)
@@ -192,7 +194,7 @@ public:
       return failed(fmt::format("{}: needs an array of rank 1 or more, not "
                                 "a scalar",
                                 N.Name));
-    std::vector<int64_t> E(A.extents(), A.extents() + A.rank());
+    std::vector<int64_t> E = extentsOf(A);
     E.back() += N.Kids[1]->Sh.size();
     rt::Expected<Shape> Sh = Shape::make(E);
     if (!Sh)
@@ -377,7 +379,7 @@ public:
 
   rt::Status reshape(Node &N) const override {
     const Shape &First = N.Kids[0]->Sh;
-    std::vector<int64_t> E(First.extents(), First.extents() + First.rank());
+    std::vector<int64_t> E = extentsOf(First);
     for (unsigned K = 1; K < N.NumInputs; ++K)
       for (unsigned D = 0; D < First.rank(); ++D)
         E[D] = std::min(E[D], N.Kids[K]->Sh.extent(D));

@@ -125,11 +125,6 @@ Program::run(const std::vector<std::shared_ptr<rt::Array>> &In,
   return execute(Top, In, Loops, std::move(Into));
 }
 
-/// Whether A, a scalar of bool, holds.
-static bool holds(const rt::Array &A) {
-  return A.size() == 1 && *static_cast<const uint8_t *>(A.data(0)) != 0;
-}
-
 rt::Expected<std::shared_ptr<rt::Array>>
 Program::execute(const Plan &P,
                  const std::vector<std::shared_ptr<rt::Array>> &In,

@@ -31,10 +31,6 @@ rt::Status setShape(Node &N, const std::vector<int64_t> &E) {
   return rt::Status();
 }
 
-std::vector<int64_t> extentsOf(const Shape &Sh) {
-  return std::vector<int64_t>(Sh.extents(), Sh.extents() + Sh.rank());
-}
-
 /// The shape of a zipWith or zip: Code[0] says whether the kernel was built
 /// for arrays of one shape, else the extents are the least of each
 /// dimension.

@@ -100,6 +100,18 @@ std::shared_ptr<Node> llq::detail::copyNode(const Node &N) {
 
 //===-- Scalars and arrays ------------------------------------------------===//
 
+std::vector<int64_t> llq::detail::extentsOf(const Shape &Sh) {
+  return std::vector<int64_t>(Sh.extents(), Sh.extents() + Sh.rank());
+}
+
+std::vector<int64_t> llq::detail::outerExtents(const Shape &Sh) {
+  return std::vector<int64_t>(Sh.extents(), Sh.extents() + Sh.rank() - 1);
+}
+
+bool llq::detail::holds(const rt::Array &A) {
+  return A.size() == 1 && *static_cast<const uint8_t *>(A.data(0)) != 0;
+}
+
 void llq::detail::checkArrayType(const ElemType &Have, const ElemType &Want) {
   if (Have != Want)
     throw ArrayError(fmt::format("the array holds {}, not {}", Have.str(),

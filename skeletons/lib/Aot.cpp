@@ -168,10 +168,7 @@ std::string cxxType(const ElemType &T) {
 }
 
 std::string extentsCode(const Shape &Sh) {
-  return fmt::format(
-      "{{{}}}",
-      fmt::join(std::vector<int64_t>(Sh.extents(), Sh.extents() + Sh.rank()),
-                ", "));
+  return fmt::format("{{{}}}", fmt::join(extentsOf(Sh), ", "));
 }
 
 std::string sourceCode(const aot::Source &S) {

@@ -806,25 +806,14 @@ std::string llq::detail::describeFault(const Launch &L, int64_t At) {
           Which < F->arrays().size() && F->arrays()[Which].node()
               ? " of shape " + F->arrays()[Which].shape().str()
               : std::string());
-    return fmt::format("{}: one of its functions read an array at "
-                               "an index outside it",
-                       Root.Name);
-  }
-  if (At >= DivisionFault) {
-    size_t FnIx = size_t((At - DivisionFault) / 2);
-    bool Overflow = (At - DivisionFault) % 2;
-    const char *What = Overflow ? "signed integer division overflow (the "
-                                  "least value divided by -1)"
-                                : "integer division by zero";
-    if (auto [N, F] = UserOf(FnIx); F)
+  } else if (At >= DivisionFault) {
+    if (auto [N, F] = UserOf(size_t((At - DivisionFault) / 2)); F)
       return fmt::format(
           "{}: {} in the function of {} ({}); reported because checks are "
           "on (RuntimeOptions::Checks, LLQ_CHECKS)",
-          Root.Name, What, N->Name, F->where());
-    return fmt::format("{}: {} in one of its functions", Root.Name,
-                       What);
-  }
-  if (At >= 0 && size_t(At) < Nodes.size()) {
+          Root.Name, divisionFaultKind(At), N->Name, F->where());
+  } else if (At >= 0 && size_t(At) < Nodes.size() &&
+             !Nodes[size_t(At)]->Fns.empty()) {
     const Node &N = *Nodes[size_t(At)];
     const Node &Src = *N.Kids[0];
     return fmt::format(
@@ -832,7 +821,7 @@ std::string llq::detail::describeFault(const Launch &L, int64_t At) {
         "shape {} of its source; the result is not defined there",
         Root.Name, N.Name, N.Fns[0].where(), Src.Sh.str());
   }
-  return fmt::format("{}: its kernel reported fault {}", Root.Name, At);
+  return L.plainFault(At);
 }
 
 //===-- Consumers ---------------------------------------------------------===//

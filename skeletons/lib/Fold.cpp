@@ -145,10 +145,6 @@ std::vector<Operand> rowIndex(KernelGen &G, const Node &N, Code &Out) {
   return Ix;
 }
 
-Extents outerExtents(const Shape &Sh) {
-  return Extents(Sh.extents(), Sh.extents() + Sh.rank() - 1);
-}
-
 class Fold final : public LibrarySkeleton {
 public:
   Fold() : LibrarySkeleton(foldLauncher()) {}
@@ -245,19 +241,13 @@ Acc makeFold(const char *Name, const Fn &F, const Scalar *Seed, const Acc &A) {
     return Acc(N);
   }
   N->Error = checkCombine(F, Name, A.type(), Seed);
-  if (Seed) {
+  if (Seed)
     N->Consts = {*Seed};
-  } else if (N->Error.empty() &&
-             A.shape().extent(A.shape().rank() - 1) == 0 &&
-             Shape::make(outerExtents(A.shape()))->size() > 0) {
-    N->Error = fmt::format("{}: the innermost dimension of {} is empty, and "
-                           "{} has no seed",
-                           Name, A.shape().str(), Name);
-  }
-  rt::Expected<Shape> Out = Shape::make(outerExtents(A.shape()));
-  N->Sh = *Out;
   N->OutTypes = {N->Type};
-  N->OutShapes = {N->Sh};
+  // The shape, and an empty fold without a seed, by the launcher's rule,
+  // which a run on arrays of other extents applies again.
+  if (rt::Status S = N->Skel->reshape(*N); !S.ok() && N->Error.empty())
+    N->Error = S.message();
   return Acc(N);
 }
 

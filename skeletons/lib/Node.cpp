@@ -245,10 +245,6 @@ std::string indexResult(unsigned Rank) {
   return S + " }";
 }
 
-Extents extentsOf(const Shape &Sh) {
-  return Extents(Sh.extents(), Sh.extents() + Sh.rank());
-}
-
 } // namespace
 
 

@@ -880,11 +880,6 @@ RuntimeImpl::execute(Plan &P,
   return Result;
 }
 
-/// Whether a scalar of bool holds.
-static bool holds(const rt::Array &A) {
-  return A.size() == 1 && *static_cast<const uint8_t *>(A.data(0)) != 0;
-}
-
 llvm::Expected<std::shared_ptr<rt::Array>>
 RuntimeImpl::control(Plan::Control &C,
                      llvm::ArrayRef<const std::shared_ptr<rt::Array> *> In,

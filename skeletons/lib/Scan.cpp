@@ -774,32 +774,16 @@ std::shared_ptr<Node> makeScan(const char *Name, bool Left, int Variant,
                            Name);
     return N;
   }
-  Extents Outer(A.shape().extents(), A.shape().extents() + Rank - 1);
-  int64_t Len = A.shape().extent(Rank - 1);
   N->Error = checkCombine(F, Name, A.type(), Seed);
-  if (Seed) {
+  if (Seed)
     N->Consts = {*Seed};
-  } else if (N->Error.empty() && Len == 0 &&
-             Shape::make(Outer)->size() > 0) {
-    N->Error = Rank == 1 ? fmt::format("{} of an empty vector", Name)
-                         : fmt::format("{}: the innermost dimension of {} is "
-                                       "empty, and {} has no seed",
-                                       Name, A.shape().str(), Name);
-  }
-  Extents E = Outer;
-  E.push_back(Variant == 0 ? Len + 1 : Len);
-  rt::Expected<Shape> Sh = Shape::make(E);
-  if (!Sh) {
-    N->Error = fmt::format("{}: {}", Name, Sh.message());
-    return N;
-  }
-  N->Sh = *Sh;
   N->OutTypes = {N->Type};
-  N->OutShapes = {N->Sh};
-  if (Variant == 2) {
+  if (Variant == 2)
     N->OutTypes.push_back(N->Type);
-    N->OutShapes.push_back(*Shape::make(Outer));
-  }
+  // The shapes, and an empty scan without a seed, by the launcher's rule,
+  // which a run on arrays of other extents applies again.
+  if (rt::Status S = N->Skel->reshape(*N); !S.ok() && N->Error.empty())
+    N->Error = S.message();
   return N;
 }
 

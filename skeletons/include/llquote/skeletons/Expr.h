@@ -114,6 +114,15 @@ struct Node {
 std::shared_ptr<Node> makeNode(Op K, const char *Name,
                                std::vector<NodeRef> Kids = {});
 
+/// Sh's extents, outermost first.
+std::vector<int64_t> extentsOf(const Shape &Sh);
+/// The same without the innermost: the shape of Sh's rows, of a fold's
+/// result (Sh of rank 1 or more).
+std::vector<int64_t> outerExtents(const Shape &Sh);
+/// Whether A is a scalar of bool that holds: an acond's condition, an
+/// awhile's test.
+bool holds(const rt::Array &A);
+
 /// Raises N's depth to one more than Kid's; past MaxExpressionDepth the
 /// node keeps an error (its depth stops growing there).
 void deepen(Node &N, const Node &Kid);

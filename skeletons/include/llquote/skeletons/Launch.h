@@ -54,6 +54,12 @@ constexpr int64_t DivisionFault = int64_t(1) << 40;
 /// ReadFault + 64 * I + K: scalar function I of the kernel read its array
 /// parameter K (FnImpl::Arrays) at an index outside the array.
 constexpr int64_t ReadFault = int64_t(1) << 41;
+/// What the DivisionFault code At (below ReadFault) was.
+inline const char *divisionFaultKind(int64_t At) {
+  return (At - DivisionFault) % 2 ? "signed integer division overflow (the "
+                                    "least value divided by -1)"
+                                  : "integer division by zero";
+}
 
 struct Kernel {
   std::string Name;
@@ -189,9 +195,13 @@ public:
   /// The values of the kernel's Host slots.
   std::vector<uint64_t> Host;
 
-private:
+  /// The message of fault code At of the kernel, as far as the tree tells
+  /// it: a node's fault in full, a checked-mode one by its kind. A
+  /// Kernel::DescribeFault that knows the scalar functions adds their
+  /// names and places, and falls back to this.
   std::string plainFault(int64_t At) const;
 
+private:
   const Node &Root;
   const Kernel &K;
   Executor &B;
