@@ -16,6 +16,7 @@
 // untimed call.
 //
 //===----------------------------------------------------------------------===//
+#include "aot/Programs.h"
 #include "llquote/Distributed.h"
 #include <cmath>
 #include <cstdio>
@@ -27,43 +28,6 @@ using namespace llq;
 
 namespace {
 
-const Prelude &physics() {
-  return LLQ_PRELUDE(R"(
-  %V3 = type { float, float, float }
-  define internal %V3 @axpy(float %s, %V3 %x, %V3 %y) {
-    %x0 = extractvalue %V3 %x, 0
-    %x1 = extractvalue %V3 %x, 1
-    %x2 = extractvalue %V3 %x, 2
-    %y0 = extractvalue %V3 %y, 0
-    %y1 = extractvalue %V3 %y, 1
-    %y2 = extractvalue %V3 %y, 2
-    %m0 = fmul float %s, %x0
-    %m1 = fmul float %s, %x1
-    %m2 = fmul float %s, %x2
-    %z0 = fadd reassoc float %m0, %y0
-    %z1 = fadd reassoc float %m1, %y1
-    %z2 = fadd reassoc float %m2, %y2
-    %r0 = insertvalue %V3 poison, float %z0, 0
-    %r1 = insertvalue %V3 %r0, float %z1, 1
-    %r = insertvalue %V3 %r1, float %z2, 2
-    ret %V3 %r
-  }
-  define internal float @dot(%V3 %a, %V3 %b) {
-    %a0 = extractvalue %V3 %a, 0
-    %a1 = extractvalue %V3 %a, 1
-    %a2 = extractvalue %V3 %a, 2
-    %b0 = extractvalue %V3 %b, 0
-    %b1 = extractvalue %V3 %b, 1
-    %b2 = extractvalue %V3 %b, 2
-    %p0 = fmul float %a0, %b0
-    %p1 = fmul float %a1, %b1
-    %p2 = fmul float %a2, %b2
-    %s = fadd float %p0, %p1
-    %r = fadd float %s, %p2
-    ret float %r
-  }
-)");
-}
 
 long long option(int Argc, char **Argv, const char *Name, long long Default) {
   for (int I = 1; I + 1 < Argc; ++I)
@@ -100,23 +64,7 @@ int main(int Argc, char **Argv) {
     std::function<void()> Call;
 
     // n-body: one step, as skeletons/examples/NBody.cpp.
-    auto Accel = LLQ_FN(physics(), "%V3 (%V3 %p, float %soft, array<%V3> %pos, array<float> %mass)", R"(
-      %a = %V3 zeroinitializer
-      for i64 %j in 0 to %pos.n0 {
-        %pj = call %V3 @pos(i64 %j)
-        %d = call %V3 @axpy(float -1.0, %V3 %p, %V3 %pj)
-        %d2 = call float @dot(%V3 %d, %V3 %d)
-        %d2s = fadd float %d2, %soft
-        %sq = call float @llvm.sqrt.f32(float %d2s)
-        %inv = fdiv float 1.0, %sq
-        %inv2 = fmul float %inv, %inv
-        %inv3 = fmul float %inv2, %inv
-        %mj = call float @mass(i64 %j)
-        %s = fmul float %mj, %inv3
-        %a = call %V3 @axpy(float %s, %V3 %d, %V3 %a)
-      }
-      %r = %V3 %a)");
-    auto Advance = LLQ_FN(physics(), "%V3 (%V3 %x, %V3 %v, float %dt)",
+    auto Advance = LLQ_FN(aotex::physics(), "%V3 (%V3 %x, %V3 %v, float %dt)",
                           "%r = call %V3 @axpy(float %dt, %V3 %v, %V3 %x)");
     auto Step = LLQ_FN("float (float %nw, float %n, float %ne, float %w, "
                        "float %c, float %e, float %sw, float %s, float %se)", R"(
@@ -136,7 +84,8 @@ int main(int Argc, char **Argv) {
           {N}, std::vector<float>(size_t(N)), std::vector<float>(size_t(N)),
           std::vector<float>(size_t(N))));
       Call = [&] {
-        auto A = map(Accel.bind("soft", 0.01f).with({P, Mass}), P);
+        // The n-body examples' accelerations (skeletons/examples/aot/Programs.h).
+        auto A = aotex::accelerations(P, Mass, 0.01f);
         V = R.run(zipWith(Advance.bind("dt", 0.01f), V, A));
         P = R.run(zipWith(Advance.bind("dt", 0.01f), P, V));
       };
