@@ -14,7 +14,9 @@
 //                    building alone);
 //   - prepared:      P(), P = R.prepare(E): no key walk, no lookup;
 //   - prepared-into: P.run(Out) into a reused output;
-//   - prepared-rebind: P(X) with a new input array each call.
+//   - prepared-rebind: P(X) with a new input array each call;
+//   - bound:         B(), B = P.bind(Out): the launches of the first call
+//                    repeated on the same arrays.
 // At n from 1 (pure overhead) up to sizes that run on the gang, where
 // `omp` (an OpenMP `parallel for` of the same loop, compiled ahead of time)
 // is the launch peer. Ratios and differences per repetition follow the
@@ -189,6 +191,18 @@ void BM_PreparedInto(benchmark::State &S) {
   });
 }
 
+void BM_Bound(benchmark::State &S) {
+  std::optional<Bound> Call;
+  timeCalls(S, [&](Runtime &R, Inputs &In, Array<> &Out) {
+    if (!Call) {
+      Prepared P = R.prepare(map(linear(), Acc(In.X)));
+      Out = P();
+      Call = P.bind(Out);
+    }
+    (*Call)();
+  });
+}
+
 void BM_PreparedRebind(benchmark::State &S) {
   Runtime &R = runtime();
   Inputs In(S.range(0));
@@ -240,6 +254,7 @@ BENCHMARK(BM_Build)->Arg(1)->UseRealTime();
 BENCHMARK(BM_Prepared)->SIZES;
 BENCHMARK(BM_PreparedInto)->SIZES;
 BENCHMARK(BM_PreparedRebind)->SIZES;
+BENCHMARK(BM_Bound)->SIZES;
 
 } // namespace
 
@@ -257,14 +272,14 @@ int main(int argc, char **argv) {
         for (int64_t N : Sizes) {
           std::string K = "BM_Kernel/" + std::to_string(N);
           for (const char *Row : {"Run", "RunInto", "RunBuild", "Prepared",
-                                  "PreparedInto", "PreparedRebind"})
+                                  "PreparedInto", "PreparedRebind", "Bound"})
             R.difference(std::string(Row) + " - kernel, n=" + std::to_string(N),
                          "BM_" + std::string(Row) + "/" + std::to_string(N),
                          K);
         }
         for (int64_t N : Sizes)
           for (const char *Peer : {"Seq", "Omp"})
-            for (const char *Row : {"Run", "Prepared", "PreparedInto"})
+            for (const char *Row : {"Run", "Prepared", "PreparedInto", "Bound"})
               R.ratio(std::string(Row) + " / " + Peer +
                           ", n=" + std::to_string(N),
                       "BM_" + std::string(Row) + "/" + std::to_string(N),

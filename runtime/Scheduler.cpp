@@ -136,9 +136,22 @@ public:
   ~GangImpl();
 
   Status run(Job First);
+  /// A run of one phase with no OnComplete, without building its Job
+  /// where it runs inline.
+  Status runRange(int64_t Begin, int64_t End, KernelFn Fn, void *Args,
+                  int64_t MinGrain, unsigned PiecesPerThread);
   unsigned numThreads() const { return NumThreads; }
+  /// Whether a phase of [Begin, End) cut in pieces of MinGrain runs on the
+  /// calling thread alone.
+  bool runsInline(int64_t Begin, int64_t End, int64_t MinGrain) const {
+    uint64_t Count = uint64_t(End) - uint64_t(Begin);
+    return End > Begin && Count <= uint64_t(INT64_MAX) &&
+           (NumThreads == 1 ||
+            Count <= uint64_t(std::max<int64_t>(MinGrain, 1)));
+  }
 
 private:
+
   /// Runs Chain's job J (and any inline-sized phases after it) or hands its
   /// pieces to the queues.
   void launch(ChainState &Chain, Job J, unsigned Home);
@@ -184,11 +197,43 @@ namespace {
 
 /// The state of one run(): it lives on the caller's stack, which is why
 /// nothing may touch it once Done is set.
-struct ChainState final : JobChain {
+/// What a kernel's llq_rt_report_error and llq_rt_cancelled reach: the
+/// chain it runs for, or a range run inline on the calling thread.
+struct FailureSink {
+  /// Keeps the first failure and cancels what has not started.
+  virtual void recordFailure(std::string Text,
+                             std::exception_ptr Exception) = 0;
+  std::atomic<bool> Failed{false};
+
+protected:
+  ~FailureSink() = default;
+};
+
+/// A range run on the calling thread alone, by one call of its kernel: no
+/// other thread reports to it, so it needs no lock, and it is cheap to make
+/// (a small array's whole run is one such call).
+struct InlineRun final : FailureSink {
+  void recordFailure(std::string Text, std::exception_ptr E) override {
+    if (Failed.load(std::memory_order_relaxed))
+      return;
+    Message = std::move(Text);
+    Exception = std::move(E);
+    Failed.store(true, std::memory_order_relaxed);
+  }
+  Status status() {
+    return Failed.load(std::memory_order_relaxed)
+               ? Status::error(std::move(Message), std::move(Exception))
+               : Status();
+  }
+  std::string Message;
+  std::exception_ptr Exception;
+};
+
+struct ChainState final : JobChain, FailureSink {
   ChainState() = default;
 
   /// Keeps the first failure and cancels what has not started.
-  void recordFailure(std::string Text, std::exception_ptr Exception) {
+  void recordFailure(std::string Text, std::exception_ptr Exception) override {
     std::lock_guard<std::mutex> Lock(ErrorMutex);
     if (Failed.load(std::memory_order_relaxed))
       return;
@@ -213,7 +258,6 @@ struct ChainState final : JobChain {
   /// Set by then() during OnComplete; only that thread touches it.
   std::optional<Job> Pending;
   bool InOnComplete = false;
-  std::atomic<bool> Failed{false};
   std::atomic<bool> Done{false};
 
   std::mutex ErrorMutex;
@@ -224,7 +268,7 @@ struct ChainState final : JobChain {
 /// The chain whose kernel or OnComplete this thread is running, for
 /// llq_rt_report_error; saved and restored around each call, so nested runs
 /// see their own chain.
-thread_local ChainState *CurrentChain = nullptr;
+thread_local FailureSink *CurrentChain = nullptr;
 
 /// Which gang this thread works for, and its queue there.
 thread_local const GangImpl *WorkerOf = nullptr;
@@ -243,8 +287,8 @@ inline void cpuRelax() {
 }
 
 /// Calls F on behalf of Chain, turning an exception into a chain failure.
-template <typename FnT> void callForChain(ChainState &Chain, FnT &&F) {
-  ChainState *Saved = CurrentChain;
+template <typename FnT> void callForChain(FailureSink &Chain, FnT &&F) {
+  FailureSink *Saved = CurrentChain;
   CurrentChain = &Chain;
   try {
     F();
@@ -319,20 +363,36 @@ void GangImpl::workerMain(unsigned Home) {
   }
 }
 
+Status llq::rt::runOnThisThread(KernelFn Fn, int64_t Begin, int64_t End,
+                                void *Args) {
+  InlineRun Run;
+  callForChain(Run, [&] { Fn(Begin, End, Args); });
+  return Run.status();
+}
+
+Status GangImpl::runRange(int64_t Begin, int64_t End, KernelFn Fn, void *Args,
+                          int64_t MinGrain, unsigned PiecesPerThread) {
+  if (Fn && runsInline(Begin, End, MinGrain))
+    return runOnThisThread(Fn, Begin, End, Args);
+  Job J;
+  J.Begin = Begin;
+  J.End = End;
+  J.Fn = Fn;
+  J.Args = Args;
+  J.MinGrain = MinGrain;
+  J.PiecesPerThread = PiecesPerThread;
+  return run(std::move(J));
+}
+
 Status GangImpl::run(Job First) {
-  ChainState Chain;
   // One phase that runs inline: called here, without the chain's phase
   // bookkeeping and the seq_cst store that publishes Done to waiters, as
   // launch() would call it. A small array's whole run is this call, so what
   // it saves (a few atomic operations) is a visible part of its cost.
-  if (!First.OnComplete && First.Fn && First.End > First.Begin &&
-      (NumThreads == 1 ||
-       uint64_t(First.End) - uint64_t(First.Begin) <=
-           uint64_t(std::max<int64_t>(First.MinGrain, 1))) &&
-      uint64_t(First.End) - uint64_t(First.Begin) <= uint64_t(INT64_MAX)) {
-    callForChain(Chain, [&] { First.Fn(First.Begin, First.End, First.Args); });
-    return Chain.status();
-  }
+  if (!First.OnComplete && First.Fn &&
+      runsInline(First.Begin, First.End, First.MinGrain))
+    return runOnThisThread(First.Fn, First.Begin, First.End, First.Args);
+  ChainState Chain;
   unsigned Home = homeOf();
   launch(Chain, std::move(First), Home);
   // Help rather than block: this is what makes nested calls safe, since the
@@ -521,6 +581,15 @@ Gang::~Gang() = default;
 unsigned Gang::numThreads() const { return Impl->numThreads(); }
 
 Status Gang::run(Job First) { return Impl->run(std::move(First)); }
+
+bool Gang::runsInline(int64_t Begin, int64_t End, int64_t MinGrain) const {
+  return Impl->runsInline(Begin, End, MinGrain);
+}
+
+Status Gang::parallelFor(int64_t Begin, int64_t End, KernelFn Fn, void *Args,
+                         int64_t MinGrain, unsigned PiecesPerThread) {
+  return Impl->runRange(Begin, End, Fn, Args, MinGrain, PiecesPerThread);
+}
 
 void Gang::throwIfFailed(const Status &S) {
   if (S.ok())

@@ -2,10 +2,16 @@
 //
 // Each operation is written as a user of Skeletons.h would write it. The
 // inputs are the harness's buffers, wrapped without a copy; the expression
-// is built once, outside the timed region, and Run() is one Runtime::run,
-// which allocates its result as every run does. The first run (made by the
-// checker, before timing) compiles the kernel; timed runs find it by
-// structure.
+// is built once, outside the timed region. Two forms of the call, as a
+// loop that recomputes one array from the same inputs would make it:
+//   - llquote:     a Bound (Prepared::bind) to the inputs and an output
+//                  array, what the peers' loops over preallocated arrays
+//                  are; a call repeats the launches of the first run;
+//   - llquote-run: Runtime::run(E, Out), which finds the expression's plan
+//                  and writes into the last result: what a call costs
+//                  without binding.
+// The first run (made by the checker, before timing) compiles the kernel
+// (and for the Bound, binds it and calls it once, the result checked).
 //
 //===----------------------------------------------------------------------===//
 
@@ -246,7 +252,7 @@ Fn gaussFn() {
   return Fn(Sig + ")", Body + "%r = float %s25\n", __FILE__, __LINE__);
 }
 
-std::optional<Impl> make(const Problem &P, Runtime &R) {
+std::optional<Impl> make(const Problem &P, Runtime &R, bool Bind) {
   auto AddF = LLQ_FN("float (float %a, float %b)", "%r = fadd float %a, %b");
   // The OpenMP and Halide peers reduce with `simd reduction` and vectors,
   // which reassociate; this function gives llquote's folds the same right.
@@ -353,9 +359,21 @@ std::optional<Impl> make(const Problem &P, Runtime &R) {
     throw ArrayError(Op + ": " + E.error());
   auto Out = std::make_shared<Array<>>();
   Impl Im;
-  // Later runs write into the previous result, as the peers write into
-  // their preallocated output.
-  Im.Run = [&R, E, Out] { *Out = Out->shared() ? R.run(E, *Out) : R.run(E); };
+  if (Bind) {
+    auto Call = std::make_shared<Bound>();
+    Im.Run = [&R, E, Out, Call] {
+      if (!Out->shared()) {
+        Prepared Pr = R.prepare(E);
+        *Out = Pr();
+        *Call = Pr.bind(*Out);
+      }
+      (*Call)();
+    };
+  } else {
+    // Later runs write into the previous result, as the peers write into
+    // their preallocated output.
+    Im.Run = [&R, E, Out] { *Out = Out->shared() ? R.run(E, *Out) : R.run(E); };
+  }
   Im.Result = [Out] {
     View V;
     V.N = Out->size();
@@ -377,7 +395,12 @@ void addLlquotePeers(std::vector<Peer> &Peers, unsigned Threads) {
   RuntimeOptions O;
   O.Threads = Threads;
   TheRuntime = std::make_unique<Runtime>(O);
-  Peers.push_back({"llquote", [](const Problem &P) { return make(P, *TheRuntime); }});
+  Peers.push_back({"llquote", [](const Problem &P) {
+                     return make(P, *TheRuntime, /*Bind=*/true);
+                   }});
+  Peers.push_back({"llquote-run", [](const Problem &P) {
+                     return make(P, *TheRuntime, /*Bind=*/false);
+                   }});
   // What fusion buys: the operations whose expression has a producer under
   // a consumer, run with every producer a kernel of its own. The others are
   // one operation over manifest arrays here, with nothing to fuse.
@@ -386,7 +409,7 @@ void addLlquotePeers(std::vector<Peer> &Peers, unsigned Threads) {
   Peers.push_back({"unfused", [](const Problem &P) -> std::optional<Impl> {
                      if (P.Op != "dot" && P.Op != "saxpy")
                        return std::nullopt;
-                     return make(P, *TheUnfused);
+                     return make(P, *TheUnfused, /*Bind=*/true);
                    }});
 }
 

@@ -121,13 +121,16 @@ rt::Status Launch::output(const ElemType &T, const Shape &Sh) {
   return rt::Status();
 }
 
-void *Launch::scratch(size_t Bytes) {
+void *Launch::scratch(size_t Bytes, bool Zero) {
   rt::Expected<std::shared_ptr<void>> P = B.scratch(Bytes);
   if (!P)
     throw ArrayError(fmt::format("{}: cannot allocate {} bytes of scratch "
                                  "memory: {}",
                                  Root.Name, Bytes, P.message()));
-  Scratch.push_back(*P);
+  Scratch.emplace_back(*P, Bytes);
+  ScratchBytes += Bytes;
+  if (!Zero)
+    Scratch.back().second = 0;
   return P->get();
 }
 
@@ -203,6 +206,8 @@ rt::Status Launch::run(unsigned Phase, int64_t Begin, int64_t End,
   if (Phase >= K.numPhases())
     return failed(fmt::format("{}: the kernel has no phase {}", Root.Name,
                                Phase));
+  if (Recording && !Unrecordable)
+    recordCall(Phase, Begin, End, Grain, Args);
   rt::Status St = B.launch(K, Phase, Begin, End, Args, Grain);
   if (!St.ok())
     return failed(fmt::format("{}: {}", Root.Name, St.message()));
@@ -212,6 +217,76 @@ rt::Status Launch::run(unsigned Phase, int64_t Begin, int64_t End,
     return rt::Status();
   return failed(K.DescribeFault ? K.DescribeFault(*this, At)
                                 : plainFault(At));
+}
+
+//===-- Records of launches -----------------------------------------------===//
+
+void Launch::recordCall(unsigned Phase, int64_t Begin, int64_t End,
+                        int64_t Grain, const uint64_t *Args) {
+  if (!HostArrays || !Resident.empty()) {
+    Unrecordable = true;
+    return;
+  }
+  if (!Rec)
+    Rec = std::make_unique<LaunchRecord>();
+  auto Call = uint32_t(Rec->Calls.size());
+  Rec->Calls.push_back({Phase, Begin, End, Grain,
+                        std::vector<uint64_t>(Args, Args + K.Slots.size()),
+                        B.callsInline(Begin, End, Grain) &&
+                                Phase < K.Phases.size()
+                            ? K.Phases[Phase]
+                            : nullptr});
+  for (size_t I = 0; I < K.Slots.size(); ++I) {
+    const SlotSpec &S = K.Slots[I];
+    if (S.K == SlotSpec::Buffer)
+      Rec->Pointers.push_back({Call, uint32_t(I), S.NodeIx, S.A, -1});
+    else if (S.K == SlotSpec::Out && Args[I])
+      Rec->Pointers.push_back({Call, uint32_t(I), 0, S.B, int32_t(S.A)});
+    else if (S.K == SlotSpec::Out)
+      Unrecordable = true; // written before it was allocated
+  }
+}
+
+std::unique_ptr<LaunchRecord> Launch::record(size_t MaxScratchBytes) {
+  if (!Recording || Unrecordable || !Rec || OutputsPending ||
+      ScratchBytes > MaxScratchBytes)
+    return nullptr;
+  for (const std::shared_ptr<rt::Array> &A : Outputs)
+    Rec->Outputs.emplace_back(A->type(), A->shape());
+  Rec->Scratch = std::move(Scratch);
+  Rec->FaultWord = FaultWord;
+  return std::move(Rec);
+}
+
+rt::Status LaunchRecord::repeat(const Kernel &K, Executor &B,
+                                const std::vector<const Node *> *Nodes,
+                                const std::shared_ptr<rt::Array> *Outs,
+                                bool &Faulted) {
+  Faulted = false;
+  for (auto &[Mem, Bytes] : Scratch)
+    if (Bytes)
+      std::memset(Mem.get(), 0, Bytes);
+  if (FaultWord)
+    *FaultWord = -1;
+  for (const Pointer &P : Pointers) {
+    const rt::Array &A =
+        P.Output >= 0 ? *Outs[P.Output] : *(*Nodes)[P.NodeIx]->Data;
+    Calls[P.Call].Args[P.Slot] = reinterpret_cast<uintptr_t>(A.data(P.Field));
+  }
+  for (Call &C : Calls) {
+    if (rt::Status St =
+            C.Direct ? rt::runOnThisThread(C.Direct, C.Begin, C.End,
+                                           C.Args.data())
+                     : B.launch(K, C.Phase, C.Begin, C.End, C.Args.data(),
+                                C.Grain);
+        !St.ok())
+      return St;
+    if (FaultWord && __atomic_load_n(FaultWord, __ATOMIC_RELAXED) >= 0) {
+      Faulted = true;
+      return rt::Status();
+    }
+  }
+  return rt::Status();
 }
 
 //===-- Segments ----------------------------------------------------------===//
@@ -289,6 +364,9 @@ public:
   rt::Status launch(const Kernel &K, unsigned Phase, int64_t Begin,
                     int64_t End, void *Args, int64_t Grain) override {
     return launchOnGang(G, K, Phase, Begin, End, Args, Grain);
+  }
+  bool callsInline(int64_t Begin, int64_t End, int64_t Grain) const override {
+    return G.runsInline(Begin, End, Grain);
   }
   rt::Expected<std::shared_ptr<rt::Array>>
   allocate(const ElemType &T, const Shape &Sh) override {

@@ -71,6 +71,7 @@ rt::Status reshapeScan(Node &N) {
 class MaterializeLauncher final : public Launcher {
 public:
   const char *name() const override { return "map"; }
+  bool repeatable() const override { return true; }
   /// 1: the output is written with non-temporal stores (an output of
   /// NonTemporalMapBytes or more, not walked in tiles, where B's stores
   /// pay).
@@ -103,6 +104,7 @@ public:
 class FoldLauncher final : public Launcher {
 public:
   const char *name() const override { return "fold"; }
+  bool repeatable() const override { return true; }
 
   rt::Status reshape(Node &N) const override {
     const Shape &A = N.Kids[0]->Sh;
@@ -137,8 +139,10 @@ public:
     int64_t Chunk = Chunks ? (N1 + Chunks - 1) / Chunks : 0;
     if (Chunks)
       Chunks = (N1 + Chunk - 1) / Chunk; // every chunk non-empty
+    // Phase 0 writes every partial result that phase 1 reads.
     void *Part = L.scratch(size_t(std::max<int64_t>(Rows * Chunks, 1)) *
-                           N.Type.numFields() * 8);
+                               N.Type.numFields() * 8,
+                           /*Zero=*/false);
     L.Host = {uint64_t(N1), uint64_t(Chunks), uint64_t(Chunk),
               reinterpret_cast<uintptr_t>(Part)};
     if (rt::Status E = L.run(0, 0, Rows * Chunks, 1); !E.ok())
@@ -229,6 +233,7 @@ class ScanLauncher final : public Launcher {
 public:
   explicit ScanLauncher(bool Left) : Left(Left) {}
   const char *name() const override { return Left ? "scanl" : "scanr"; }
+  bool repeatable() const override { return true; }
   /// 1: a vector scanned by the streaming phase (B's pieces run in order)
   /// whose output, ScanNonTemporalBytes or more, is written with non-temporal
   /// stores where B's stores pay.
@@ -295,6 +300,7 @@ class ScanRowsLauncher final : public Launcher {
 public:
   explicit ScanRowsLauncher(bool Left) : Left(Left) {}
   const char *name() const override { return Left ? "scanlRows" : "scanrRows"; }
+  bool repeatable() const override { return true; }
 
   rt::Status reshape(Node &N) const override {
     return reshapeScan(N);
@@ -323,6 +329,7 @@ private:
 class PermuteLauncher final : public Launcher {
 public:
   const char *name() const override { return "permute"; }
+  bool repeatable() const override { return true; }
 
   rt::Status reshape(Node &N) const override {
     N.Sh = N.Kids[0]->Sh;
@@ -376,6 +383,7 @@ public:
 class StencilLauncher final : public Launcher {
 public:
   const char *name() const override { return "stencil"; }
+  bool repeatable() const override { return true; }
 
   rt::Status reshape(Node &N) const override {
     const Shape &First = N.Kids[0]->Sh;

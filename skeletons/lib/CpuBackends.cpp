@@ -114,6 +114,9 @@ public:
                     int64_t End, void *Args, int64_t Grain) override {
     return launchOnGang(G, K, Phase, Begin, End, Args, Grain);
   }
+  bool callsInline(int64_t Begin, int64_t End, int64_t Grain) const override {
+    return G.runsInline(Begin, End, Grain);
+  }
 
 private:
   rt::Gang G;
@@ -130,6 +133,9 @@ public:
     if (End > Begin)
       K.Phases[Phase](Begin, End, Args);
     return rt::Status();
+  }
+  bool callsInline(int64_t Begin, int64_t End, int64_t) const override {
+    return End > Begin;
   }
 };
 

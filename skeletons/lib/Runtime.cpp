@@ -165,6 +165,11 @@ struct Plan {
     std::vector<const Node *> Order;
     /// An acond or awhile, in place of Root and K.
     std::unique_ptr<Control> Ctl;
+    /// What its last launch ran, run again while its leaves keep the
+    /// shapes they had (LaunchRecord): made on its second run, the first
+    /// that shows the step is run again; null where it cannot be.
+    std::unique_ptr<LaunchRecord> Record;
+    unsigned Runs = 0;
   };
   std::vector<Step> Steps;
   /// Each input array: the first Use node of the expression that holds
@@ -187,6 +192,19 @@ struct Plan::Control {
   bool IsLoop = false;
   Source First;
   std::unique_ptr<Plan> Test, Then, Else;
+};
+
+/// What a run records for Prepared::bind: each step's launches, and the
+/// arrays the steps wrote, which the records point into. Incomplete where
+/// a step's launches cannot be repeated.
+struct Capture {
+  struct Step {
+    std::shared_ptr<const Kernel> K;
+    std::unique_ptr<LaunchRecord> R;
+  };
+  std::vector<Step> Steps;
+  std::vector<std::shared_ptr<rt::Array>> Arrays;
+  bool Complete = true;
 };
 
 class RuntimeImpl {
@@ -274,12 +292,20 @@ public:
   /// Runs P on In (one array per input, of the shapes recorded), into
   /// Into where it fits, else with Recycle into one of P's spares.
   /// Loops holds the values of the awhile loops around P, outermost first.
-  /// More, if given, receives the values of P.More.
+  /// More, if given, receives the values of P.More. Cap, if given,
+  /// receives what each step launched (every step through its launcher).
   llvm::Expected<std::shared_ptr<rt::Array>>
   execute(Plan &P, llvm::ArrayRef<const std::shared_ptr<rt::Array> *> In,
           std::shared_ptr<rt::Array> Into, bool Recycle = true,
           llvm::ArrayRef<std::shared_ptr<rt::Array>> Loops = {},
-          std::vector<std::shared_ptr<rt::Array>> *More = nullptr);
+          std::vector<std::shared_ptr<rt::Array>> *More = nullptr,
+          Capture *Cap = nullptr);
+  /// Runs step S again as its record says, into Into where it fits,
+  /// putting its outputs in Outs: false where a kernel reported a fault,
+  /// which a launch through the launcher describes.
+  llvm::Expected<bool>
+  repeat(Plan::Step &S, std::shared_ptr<rt::Array> Into,
+         llvm::SmallVectorImpl<std::shared_ptr<rt::Array>> &Outs);
   /// Runs an acond or awhile whose First value is First.
   llvm::Expected<std::shared_ptr<rt::Array>>
   control(Plan::Control &C,
@@ -306,6 +332,12 @@ public:
   std::string DumpDir;
   std::atomic<uint64_t> Built{0}, Hits{0}, Launches{0}, FromDisk{0},
       Evicted{0}, PlanHits{0};
+  /// The Bounds alive: each counts its own calls, with no atomic
+  /// read-modify-write (a few nanoseconds of a call), and adds them to
+  /// Launches when it goes; stats() adds those of the living.
+  std::mutex BoundLock;
+  std::vector<const BoundImpl *> Bounds;
+  uint64_t launches();
   /// Kernels in memory now.
   uint64_t resident() {
     std::lock_guard<std::mutex> Lock(CacheLock);
@@ -797,7 +829,8 @@ RuntimeImpl::execute(Plan &P,
                      llvm::ArrayRef<const std::shared_ptr<rt::Array> *> In,
                      std::shared_ptr<rt::Array> Into, bool Recycle,
                      llvm::ArrayRef<std::shared_ptr<rt::Array>> Loops,
-                     std::vector<std::shared_ptr<rt::Array>> *More) {
+                     std::vector<std::shared_ptr<rt::Array>> *More,
+                     Capture *Cap) {
   bool Others = More && !P.More.empty();
   if (P.Result.Loop >= 0 && !Others)
     return Loops[size_t(P.Result.Loop)];
@@ -817,7 +850,7 @@ RuntimeImpl::execute(Plan &P,
     const Node &Root = *P.Steps[P.Result.Step].Root;
     Into = P.Recycled.take(Root.Type, Root.Sh);
   }
-  llvm::SmallVector<std::vector<std::shared_ptr<rt::Array>>, 2> Outs(
+  llvm::SmallVector<llvm::SmallVector<std::shared_ptr<rt::Array>, 1>, 2> Outs(
       P.Steps.size());
   auto ValueOf = [&](const Plan::Source &From) -> const std::shared_ptr<rt::Array> & {
     if (From.Loop >= 0)
@@ -828,6 +861,8 @@ RuntimeImpl::execute(Plan &P,
   for (unsigned I = 0; I < P.Steps.size(); ++I) {
     Plan::Step &S = P.Steps[I];
     if (S.Ctl) {
+      if (Cap)
+        Cap->Complete = false;
       auto V = control(*S.Ctl, In, Loops, ValueOf(S.Ctl->First));
       if (!V)
         return V.takeError();
@@ -854,12 +889,30 @@ RuntimeImpl::execute(Plan &P,
     });
     // Arrays of other extents than the tree has (a Prepared given others):
     // its shapes follow theirs; the kernel depends on the structure only.
-    if (Resized)
+    if (Resized) {
+      S.Record.reset();
       if (rt::Status St = reshapeTree(*S.Root); !St.ok())
         return failure(St.message());
+    }
+    bool IntoHere = P.Result.Step == I && P.Result.Output == 0;
+    if (S.Record && !Cap) {
+      auto Ran = repeat(S, IntoHere ? std::move(Into) : nullptr, Outs[I]);
+      if (!Ran)
+        return Ran.takeError();
+      if (*Ran) {
+        Launches += S.K->numPhases();
+        continue;
+      }
+      // A kernel reported a fault: run again through the launcher, which
+      // says what it was.
+      S.Record.reset();
+      Outs[I].clear();
+    }
     Launch L(*S.Root, *S.K, *B, &S.Order);
-    if (P.Result.Step == I && P.Result.Output == 0)
+    if (IntoHere)
       L.Reuse = std::move(Into);
+    L.Recording =
+        (Cap || S.Runs++ == 1) && S.Root->Skel->repeatable();
     try {
       if (rt::Status E = S.Root->Skel->launch(L); !E.ok())
         return failure(E.message());
@@ -867,7 +920,20 @@ RuntimeImpl::execute(Plan &P,
       return failure(Ex.what());
     }
     Launches += S.K->numPhases();
-    Outs[I] = std::move(L.Outputs);
+    if (Cap) {
+      // A Bound keeps what its launches need, however large.
+      std::unique_ptr<LaunchRecord> R = L.record(SIZE_MAX);
+      Cap->Complete = Cap->Complete && R;
+      if (R)
+        Cap->Steps.push_back({S.K, std::move(R)});
+      Cap->Arrays.insert(Cap->Arrays.end(), L.Outputs.begin(),
+                         L.Outputs.end());
+    } else {
+      // A plan kept between runs keeps little memory alive.
+      S.Record = L.record(/*MaxScratchBytes=*/64 << 10);
+    }
+    Outs[I].assign(std::make_move_iterator(L.Outputs.begin()),
+                   std::make_move_iterator(L.Outputs.end()));
   }
   if (More)
     for (const Plan::Source &S : P.More)
@@ -878,6 +944,31 @@ RuntimeImpl::execute(Plan &P,
   if (Recycle)
     P.Recycled.keep(Result);
   return Result;
+}
+
+llvm::Expected<bool>
+RuntimeImpl::repeat(Plan::Step &S, std::shared_ptr<rt::Array> Into,
+                    llvm::SmallVectorImpl<std::shared_ptr<rt::Array>> &Outs) {
+  LaunchRecord &R = *S.Record;
+  Outs.resize(R.Outputs.size());
+  for (size_t K = 0; K < R.Outputs.size(); ++K) {
+    const auto &[T, Sh] = R.Outputs[K];
+    // As Launch::output: the caller's array where it fits (the kernels of
+    // a recorded launch read and write host memory).
+    if (K == 0 && Into && Into->type() == T && Into->shape() == Sh) {
+      Outs[K] = std::move(Into);
+      continue;
+    }
+    rt::Expected<std::shared_ptr<rt::Array>> A = B->allocate(T, Sh);
+    if (!A)
+      return failure(fmt::format("{}: {}", S.Root->Name, A.message()));
+    Outs[K] = std::move(*A);
+  }
+  bool Faulted = false;
+  if (rt::Status St = R.repeat(*S.K, *B, &S.Order, Outs.data(), Faulted);
+      !St.ok())
+    return failure(fmt::format("{}: {}", S.Root->Name, St.message()));
+  return !Faulted;
 }
 
 llvm::Expected<std::shared_ptr<rt::Array>>
@@ -1201,7 +1292,7 @@ llvm::Expected<std::string> Runtime::kernelPTX(const Acc &A) {
 }
 
 RuntimeStats Runtime::stats() const {
-  return {P->Built.load(),    P->Hits.load(),     P->Launches.load(),
+  return {P->Built.load(),    P->Hits.load(),     P->launches(),
           P->FromDisk.load(), P->Evicted.load(),  P->resident(),
           P->Pool ? uint64_t(P->Pool->reuses()) : 0, P->PlanHits.load()};
 }
@@ -1254,14 +1345,11 @@ std::vector<Array<>> Prepared::inputs() const {
   return Out;
 }
 
-llvm::Expected<Array<>>
-Prepared::tryRun(llvm::ArrayRef<detail::ArrayHandle> Inputs,
-                 const detail::ArrayHandle *Into) const {
-  if (!P)
-    return failure("a Prepared that no Runtime::prepare made: it has no "
-                   "expression to run");
-  const Plan &Pl = *P->P;
-  llvm::SmallVector<const std::shared_ptr<rt::Array> *, 4> In;
+/// The arrays a call of the prepared plan Pl runs on, into In: Inputs, or
+/// with none the arrays it was built over.
+static llvm::Error
+bindInputs(const Plan &Pl, llvm::ArrayRef<detail::ArrayHandle> Inputs,
+           llvm::SmallVectorImpl<const std::shared_ptr<rt::Array> *> &In) {
   if (Inputs.empty()) {
     for (const Node *U : Pl.Inputs)
       In.push_back(&U->Data);
@@ -1288,6 +1376,18 @@ Prepared::tryRun(llvm::ArrayRef<detail::ArrayHandle> Inputs,
       In.push_back(&A);
     }
   }
+  return llvm::Error::success();
+}
+
+llvm::Expected<Array<>>
+Prepared::tryRun(llvm::ArrayRef<detail::ArrayHandle> Inputs,
+                 const detail::ArrayHandle *Into) const {
+  if (!P)
+    return failure("a Prepared that no Runtime::prepare made: it has no "
+                   "expression to run");
+  llvm::SmallVector<const std::shared_ptr<rt::Array> *, 4> In;
+  if (llvm::Error E = bindInputs(*P->P, Inputs, In))
+    return std::move(E);
   std::lock_guard<SpinLock> Lock(P->Lock);
   auto R = P->RT->execute(*P->P, In, Into ? Into->shared() : nullptr,
                           /*Recycle=*/true);
@@ -1303,6 +1403,148 @@ Array<> Prepared::run(llvm::ArrayRef<detail::ArrayHandle> Inputs,
     throw ArrayError(llvm::toString(R.takeError()));
   return std::move(*R);
 }
+
+//===-- Bound -------------------------------------------------------------===//
+
+namespace llq::detail {
+struct BoundImpl {
+  ~BoundImpl() {
+    if (!Registered)
+      return;
+    std::lock_guard<std::mutex> Lock(RT->BoundLock);
+    llvm::erase(RT->Bounds, this);
+    RT->Launches += launches();
+  }
+  uint64_t launches() const {
+    return Calls.load(std::memory_order_relaxed) * LaunchesPerCall;
+  }
+  Prepared Prep;
+  /// Prep's Runtime, which Prep keeps alive.
+  RuntimeImpl *RT = nullptr;
+  std::vector<Array<>> Inputs;
+  Array<> Out;
+  /// The launches of the first run, bound to Out, the inputs, and the
+  /// arrays in between (held in Cap.Arrays); empty where they cannot be
+  /// repeated.
+  Capture Cap;
+  uint64_t LaunchesPerCall = 0;
+  /// Calls that repeated the launches: only the thread calling writes it.
+  std::atomic<uint64_t> Calls{0};
+  bool Registered = false;
+};
+} // namespace llq::detail
+
+uint64_t RuntimeImpl::launches() {
+  std::lock_guard<std::mutex> Lock(BoundLock);
+  uint64_t N = Launches.load();
+  for (const BoundImpl *B : Bounds)
+    N += B->launches();
+  return N;
+}
+
+Bound Prepared::bindTo(const detail::ArrayHandle &Out,
+                       llvm::ArrayRef<detail::ArrayHandle> Inputs) const {
+  if (!P)
+    throw ArrayError("bind: a Prepared that no Runtime::prepare made: it has "
+                     "no expression to run");
+  if (!Out.shared())
+    throw ArrayError("bind: the output is an empty Array");
+  llvm::SmallVector<const std::shared_ptr<rt::Array> *, 4> In;
+  if (llvm::Error E = bindInputs(*P->P, Inputs, In))
+    throw ArrayError("bind: " + llvm::toString(std::move(E)));
+  if (P->P->Steps.empty())
+    throw ArrayError("bind: the expression is one of its input arrays; there "
+                     "is nothing to compute into the output");
+  auto B = std::make_shared<BoundImpl>();
+  B->Prep = *this;
+  B->RT = P->RT.get();
+  for (const std::shared_ptr<rt::Array> *A : In)
+    B->Inputs.emplace_back(*A);
+  B->Out = Array<>(Out.shared());
+  std::lock_guard<SpinLock> Lock(P->Lock);
+  auto R = P->RT->execute(*P->P, In, Out.shared(), /*Recycle=*/false, {},
+                          nullptr, &B->Cap);
+  if (!R)
+    throw ArrayError(llvm::toString(R.takeError()));
+  if (*R != Out.shared()) {
+    const rt::Array &A = **R;
+    bool Reads = llvm::any_of(In, [&](const std::shared_ptr<rt::Array> *I) {
+      return *I == Out.shared() ||
+             ((*I)->numFields() && Out.raw().numFields() &&
+              (*I)->data(0) == Out.raw().data(0));
+    });
+    throw ArrayError(
+        Reads ? std::string("bind: the output is one of the expression's "
+                            "inputs; bind an array of its own")
+              : fmt::format("bind: the output is {} {}, where the result is "
+                            "{} {}; bind an array of the result's element "
+                            "type and shape",
+                            irType(Out.type()), Out.shape().str(),
+                            irType(A.type()), A.shape().str()));
+  }
+  if (B->Cap.Complete && P->RT->B->readsHostArrays()) {
+    for (Capture::Step &S : B->Cap.Steps) {
+      // The arrays are fixed: the recorded blocks already point into them.
+      S.R->Pointers.clear();
+      B->LaunchesPerCall += S.K->numPhases();
+    }
+    std::lock_guard<std::mutex> Lock(P->RT->BoundLock);
+    P->RT->Bounds.push_back(B.get());
+    B->Registered = true;
+  } else {
+    B->Cap = Capture();
+    B->Cap.Complete = false;
+  }
+  Bound Result;
+  Result.P = std::move(B);
+  return Result;
+}
+
+void Bound::operator()() {
+  if (!P)
+    throw ArrayError("a Bound that no Prepared::bind made: it has no "
+                     "expression to run");
+  BoundImpl &Im = *P;
+  // Through the launchers, which can compute a result that no longer fits
+  // the output (a filter that keeps more this time): an error, as nothing
+  // else could hold it.
+  auto RunPrepared = [&Im] {
+    llvm::SmallVector<detail::ArrayHandle, 4> In(Im.Inputs.begin(),
+                                                 Im.Inputs.end());
+    Array<> Got = Im.Prep.run(In, &Im.Out);
+    if (Got.shared() != Im.Out.shared())
+      throw ArrayError(fmt::format(
+          "bound call: the result is {} {} this time, which the bound output "
+          "({} {}) cannot hold",
+          irType(Got.type()), Got.shape().str(), irType(Im.Out.type()),
+          Im.Out.shape().str()));
+  };
+  if (!Im.Cap.Complete) {
+    RunPrepared();
+    return;
+  }
+  Backend &B = *Im.RT->B;
+  for (Capture::Step &S : Im.Cap.Steps) {
+    bool Faulted = false;
+    if (rt::Status St = S.R->repeat(*S.K, B, nullptr, nullptr, Faulted);
+        !St.ok())
+      throw ArrayError(St.message());
+    if (Faulted) {
+      // Run through the launchers, which say what the fault was.
+      RunPrepared();
+      return;
+    }
+  }
+  Im.Calls.store(Im.Calls.load(std::memory_order_relaxed) + 1,
+                 std::memory_order_relaxed);
+}
+
+const Array<> &Bound::output() const {
+  static const Array<> None;
+  return P ? P->Out : None;
+}
+
+bool Bound::repeatsLaunches() const { return P && P->Cap.Complete; }
 BackendKind Runtime::backend() const { return P->B->kind(); }
 unsigned Runtime::numThreads() const { return P->B->parallelism(); }
 

@@ -310,3 +310,326 @@ TEST_CASE("a Prepared keeps its kernels under a bound of one kernel") {
   CHECK(P().as<int32_t>().toVector()[99] == 198);
   CHECK(R.stats().KernelsBuilt == 6);
 }
+
+//===-- Repeated launches and Bound ---------------------------------------===//
+
+namespace {
+
+/// Fills X with values that differ from round to round.
+void scramble(Array<int32_t> &X, int Round) {
+  int32_t *P = dataOf(X);
+  for (int64_t I = 0; I < X.size(); ++I)
+    P[I] = int32_t((I * 7 + Round * 13) % 29) - 9;
+}
+
+/// Programs over two vectors of one length N, one of each kind of launch
+/// that records its launches, with the sizes at which they take their
+/// different paths (the calling thread, the gang, the streaming scan, a
+/// privatised scatter).
+struct Program {
+  std::string Name;
+  int64_t N;
+  std::function<Acc(const Acc &, const Acc &)> Build;
+};
+
+std::vector<Program> repeatablePrograms() {
+  auto Keys = LLQ_FN("i64 (i64 %i, array<i32> %k)", R"(
+    %v = call i32 @k(i64 %i)
+    %m = and i32 %v, 15
+    %r = zext i32 %m to i64)");
+  auto Blur = LLQ_FN("i32 (i32 %a, i32 %b, i32 %c)", R"(
+    %s = add i32 %a, %b
+    %r = add i32 %s, %c)");
+  auto Mirror = LLQ_FN("i64 (i64 %i, i64 %n)", R"(
+    %m = sub i64 %n, 1
+    %r = sub i64 %m, %i)");
+  std::vector<Program> Ps;
+  for (int64_t N : {int64_t(1024), int64_t(1) << 20}) {
+    Ps.push_back({"map", N, [](const Acc &X, const Acc &) {
+                    return map(twiceFn(), X);
+                  }});
+    Ps.push_back({"zipWith", N, [](const Acc &X, const Acc &Y) {
+                    return zipWith(addFn(), X, map(twiceFn(), Y));
+                  }});
+    Ps.push_back({"reverse", N, [](const Acc &X, const Acc &) {
+                    return reverse(X);
+                  }});
+    Ps.push_back({"backpermute", N, [N, Mirror](const Acc &X, const Acc &) {
+                    return backpermute({N}, Mirror.bind("n", int64_t(N)), X);
+                  }});
+    Ps.push_back({"foldAll", N, [](const Acc &X, const Acc &Y) {
+                    return foldAll(addFn(), int32_t(0), zipWith(addFn(), X, Y));
+                  }});
+    Ps.push_back({"fold", N, [N](const Acc &X, const Acc &) {
+                    return fold(addFn(), int32_t(1), reshape({N / 8, 8}, X));
+                  }});
+    Ps.push_back({"scanl", N, [](const Acc &X, const Acc &) {
+                    return scanl(addFn(), int32_t(3), X);
+                  }});
+    Ps.push_back({"scanr1 rows", N, [N](const Acc &X, const Acc &) {
+                    return scanr1(addFn(), reshape({N / 8, 8}, X));
+                  }});
+    Ps.push_back({"permute", N, [N, Keys](const Acc &X, const Acc &Y) {
+                    return permute(addFn(), fill({16}, int32_t(0)),
+                                   Keys.with({Y}), X);
+                  }});
+    Ps.push_back({"stencil", N, [N, Blur](const Acc &X, const Acc &) {
+                    return stencil(Blur, {1, 3}, Boundary::clamp(),
+                                   reshape({N / 8, 8}, X));
+                  }});
+    Ps.push_back({"transpose", N, [N](const Acc &X, const Acc &) {
+                    return transpose(reshape({N / 64, 64}, X));
+                  }});
+  }
+  return Ps;
+}
+
+/// P run on X, and Y if P reads two arrays, into Into if given.
+Array<> callOn(const Prepared &P, const Array<int32_t> &X,
+               const Array<int32_t> &Y, const Array<> *Into = nullptr) {
+  std::vector<detail::ArrayHandle> In{X};
+  if (P.numInputs() == 2)
+    In.push_back(Y);
+  return P.run(In, Into);
+}
+
+} // namespace
+
+TEST_CASE("a run repeated: the last run's launches, on the inputs as they are now") {
+  Runtime &R = cpu();
+  for (const Program &Pr : repeatablePrograms()) {
+    CAPTURE(Pr.Name);
+    CAPTURE(Pr.N);
+    Array<int32_t> X = fromVector(iota(Pr.N)), Y = fromVector(iota(Pr.N, 3));
+    Array<int32_t> X2 = fromVector(iota(Pr.N)), Y2 = fromVector(iota(Pr.N, 3));
+    Acc E = Pr.Build(X, Y);
+    Prepared P = R.prepare(E);
+    Array<> Out, PreparedOut;
+    for (int Round = 0; Round < 5; ++Round) {
+      CAPTURE(Round);
+      scramble(X, Round);
+      scramble(Y, Round + 1);
+      scramble(X2, Round + 2);
+      scramble(Y2, Round + 3);
+      // An equal expression built anew runs through its launcher.
+      std::vector<int32_t> Want = R.run<int32_t>(Pr.Build(X, Y)).toVector();
+      Array<> Got = Round % 2 ? R.run(E, Out) : R.run(E);
+      REQUIRE(Got.as<int32_t>().toVector() == Want);
+      if (Round % 2)
+        CHECK(Got.raw().data(0) == Out.raw().data(0));
+      Out = Got;
+      // A Prepared given other arrays of the same shapes, in turn.
+      std::vector<int32_t> Want2 =
+          R.run<int32_t>(Pr.Build(X2, Y2)).toVector();
+      REQUIRE(callOn(P, X2, Y2).as<int32_t>().toVector() == Want2);
+      REQUIRE(callOn(P, X, Y).as<int32_t>().toVector() == Want);
+      PreparedOut = callOn(P, X2, Y2, &PreparedOut);
+      REQUIRE(PreparedOut.as<int32_t>().toVector() == Want2);
+    }
+  }
+}
+
+TEST_CASE("a run repeated counts the launches a run through the launcher does") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(5000));
+  Acc E = scanl(addFn(), int32_t(0), X);
+  R.run(E);
+  uint64_t A = R.stats().Launches;
+  R.run(E); // recorded
+  uint64_t B = R.stats().Launches;
+  R.run(E); // repeated
+  uint64_t C = R.stats().Launches;
+  CHECK(B - A > 0);
+  CHECK(C - B == B - A);
+  // A Bound's calls count too, while it lives and after.
+  Prepared P = R.prepare(E);
+  Array<> Out = P();
+  uint64_t D = R.stats().Launches;
+  {
+    Bound Call = P.bind(Out); // runs once
+    Call();
+    Call();
+    CHECK(R.stats().Launches - D == 3 * (B - A));
+  }
+  CHECK(R.stats().Launches - D == 3 * (B - A));
+}
+
+TEST_CASE("a run repeated that faults is described as a first run's fault") {
+  RuntimeOptions O;
+  O.Checks = true;
+  Runtime R(O);
+  auto Div = LLQ_FN("i32 (i32 %x)", "%r = sdiv i32 100, %x");
+  Array<int32_t> X = fromVector(std::vector<int32_t>(300, 5));
+  Acc E = map(Div, X);
+  Prepared P = R.prepare(E);
+  Array<int32_t> Out = fromVector(std::vector<int32_t>(300, 0));
+  Bound Call = P.bind(Out);
+  CHECK(Call.repeatsLaunches());
+  for (int I = 0; I < 3; ++I) {
+    CHECK(R.run<int32_t>(E).toVector()[7] == 20);
+    Call();
+    CHECK(Out.toVector()[7] == 20);
+  }
+  dataOf(X)[123] = 0;
+  std::string Fresh, Repeated, FromBound;
+  try {
+    R.run(map(Div, X));
+  } catch (const ArrayError &Ex) {
+    Fresh = Ex.what();
+  }
+  try {
+    R.run(E);
+  } catch (const ArrayError &Ex) {
+    Repeated = Ex.what();
+  }
+  try {
+    Call();
+  } catch (const ArrayError &Ex) {
+    FromBound = Ex.what();
+  }
+  CHECK(Fresh.find("integer division by zero in the function of map") !=
+        std::string::npos);
+  CHECK(Repeated == Fresh);
+  CHECK(FromBound == Fresh);
+  // Mended, they run again.
+  dataOf(X)[123] = 4;
+  CHECK(R.run<int32_t>(E).toVector()[123] == 25);
+  Call();
+  CHECK(Out.toVector()[123] == 25);
+}
+
+TEST_CASE("bind: calls write the bound output from the inputs as they are now") {
+  Runtime &R = cpu();
+  for (const Program &Pr : repeatablePrograms()) {
+    CAPTURE(Pr.Name);
+    CAPTURE(Pr.N);
+    Array<int32_t> X = fromVector(iota(Pr.N)), Y = fromVector(iota(Pr.N, 3));
+    Array<int32_t> X2 = fromVector(iota(Pr.N)), Y2 = fromVector(iota(Pr.N, 3));
+    Prepared P = R.prepare(Pr.Build(X, Y));
+    Array<> Out = P(), Out2 = P();
+    std::vector<detail::ArrayHandle> In2{X2};
+    if (P.numInputs() == 2)
+      In2.push_back(Y2);
+    Bound Call = P.bind(Out), Other = P.bindTo(Out2, In2);
+    CHECK(Call.repeatsLaunches());
+    CHECK(Call.output().raw().data(0) == Out.raw().data(0));
+    for (int Round = 0; Round < 4; ++Round) {
+      CAPTURE(Round);
+      scramble(X, Round);
+      scramble(Y, Round + 1);
+      scramble(X2, Round + 5);
+      scramble(Y2, Round + 6);
+      Call();
+      Other();
+      REQUIRE(Out.as<int32_t>().toVector() ==
+              R.run<int32_t>(Pr.Build(X, Y)).toVector());
+      REQUIRE(Out2.as<int32_t>().toVector() ==
+              R.run<int32_t>(Pr.Build(X2, Y2)).toVector());
+    }
+  }
+}
+
+TEST_CASE("bind: several kernels and their intermediates; what cannot repeat still runs") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(4096));
+  // A fold feeding a zipWith through a backpermute: two kernels.
+  auto Zero = LLQ_FN("i64 (i64 %i)", "%r = i64 0");
+  auto Spread = [&](const Acc &A) {
+    return zipWith(addFn(), A,
+                   backpermute({4096}, Zero,
+                               reshape({1}, foldAll(addFn(), int32_t(0), A))));
+  };
+  Prepared P = R.prepare(Spread(X));
+  Array<> Out = P();
+  Bound Call = P.bind(Out);
+  CHECK(Call.repeatsLaunches());
+  // A filter's launches depend on its array's contents: it runs as a
+  // Prepared does.
+  auto Positive = LLQ_FN("i1 (i32 %x)", "%r = icmp sgt i32 %x, 0");
+  Prepared F = R.prepare(filter(Positive, X));
+  Array<> FOut = F();
+  Bound FCall = F.bind(FOut);
+  CHECK(!FCall.repeatsLaunches());
+  for (int Round = 0; Round < 3; ++Round) {
+    scramble(X, Round);
+    Call();
+    CHECK(Out.as<int32_t>().toVector() == R.run<int32_t>(Spread(X)).toVector());
+  }
+  // As many kept: the bound output holds them.
+  std::vector<int32_t> Flipped(4096);
+  for (size_t I = 0; I < Flipped.size(); ++I)
+    Flipped[I] = I < 4095 ? 4095 - int32_t(I) : 0;
+  std::copy(Flipped.begin(), Flipped.end(), dataOf(X));
+  FCall();
+  CHECK(FOut.as<int32_t>().toVector() ==
+        R.run<int32_t>(filter(Positive, X)).toVector());
+  CHECK(FOut.as<int32_t>().toVector()[0] == 4095);
+  // One more kept than the output holds: an error.
+  dataOf(X)[4095] = 1;
+  CHECK_THROWS_WITH_AS(FCall(),
+                       "bound call: the result is i32 [4096] this time, which "
+                       "the bound output (i32 [4095]) cannot hold",
+                       ArrayError);
+}
+
+TEST_CASE("bind: mistakes are errors that say what was expected") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(10));
+  Prepared P = R.prepare(map(twiceFn(), X));
+  auto Message = [&](auto &&F) -> std::string {
+    try {
+      F();
+    } catch (const ArrayError &E) {
+      return E.what();
+    }
+    return "";
+  };
+  Array<int32_t> Short = fromVector(iota(9));
+  CHECK(Message([&] { P.bind(Short); }) ==
+        "bind: the output is i32 [9], where the result is i32 [10]; bind an "
+        "array of the result's element type and shape");
+  Array<float> Floats = fromVector(std::vector<float>(10, 1.0f));
+  CHECK(Message([&] { P.bind(Floats); }).find("the output is float [10]") !=
+        std::string::npos);
+  CHECK(Message([&] { P.bind(X); }) ==
+        "bind: the output is one of the expression's inputs; bind an array of "
+        "its own");
+  CHECK(Message([&] { P.bind(Array<int32_t>()); }) ==
+        "bind: the output is an empty Array");
+  Array<int32_t> Out = fromVector(iota(10));
+  CHECK(Message([&] { P.bind(Out, X, X); })
+            .find("given 2 input arrays, expected 1") != std::string::npos);
+  CHECK(Message([&] { Prepared().bind(Out); }).find("no Runtime::prepare made") !=
+        std::string::npos);
+  CHECK(Message([&] { Bound()(); }).find("no Prepared::bind made") !=
+        std::string::npos);
+  CHECK(Message([&] { R.prepare(Acc(X)).bind(Out); })
+            .find("the expression is one of its input arrays") !=
+        std::string::npos);
+  // The output was written by neither failed bind.
+  CHECK(Out.toVector() == iota(10));
+}
+
+TEST_CASE("bind: one Bound per thread, from one Prepared, at once") {
+  Runtime &R = cpu();
+  constexpr int Threads = 4;
+  Array<int32_t> X = fromVector(iota(1 << 16));
+  Prepared P = R.prepare(scanl(addFn(), int32_t(0), map(twiceFn(), X)));
+  std::vector<int32_t> Want = P().as<int32_t>().toVector();
+  std::atomic<int> Wrong{0};
+  auto Work = [&] {
+    Array<> Out = P();
+    Bound Call = P.bind(Out);
+    for (int I = 0; I < 50; ++I) {
+      Call();
+      if (Out.as<int32_t>().toVector() != Want)
+        ++Wrong;
+    }
+  };
+  std::vector<std::thread> Ts;
+  for (int T = 0; T < Threads; ++T)
+    Ts.emplace_back(Work);
+  for (std::thread &T : Ts)
+    T.join();
+  CHECK(Wrong.load() == 0);
+}

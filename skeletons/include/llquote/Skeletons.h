@@ -129,7 +129,38 @@ namespace detail {
 class Backend;
 struct BackendContext;
 struct PreparedImpl;
+struct BoundImpl;
 } // namespace detail
+
+/// A prepared expression bound for good to its arrays (Prepared::bind):
+/// the output it writes and the inputs it reads. A call repeats the
+/// kernel launches of the first run on these arrays' storage, reading
+/// what the inputs hold at the time: no shapes worked out, no lookup, no
+/// allocation, no lock. It is the form for a loop that recomputes one
+/// array from others of fixed shapes, the way a hand-written loop over
+/// preallocated arrays would. It keeps its arrays, its kernels and their
+/// Runtime alive. A call is not synchronised: call one Bound from one
+/// thread at a time (bind one per thread to run from several).
+class Bound {
+public:
+  Bound() = default;
+  /// Computes the expression into output(). Throws ArrayError on a fault
+  /// of a kernel (an index outside an array, in checked mode a division
+  /// by zero), described as Runtime::run describes it.
+  void operator()();
+  /// The array the result is written into.
+  const Array<> &output() const;
+  /// Whether calls repeat recorded launches. An expression whose launches
+  /// depend on its arrays' contents (a filter, segmented operations, acond
+  /// and awhile), or a GPU Runtime's, runs as Prepared::runInto instead:
+  /// the same result, at that cost; a result that no longer fits the
+  /// output (a filter that keeps more) is then an ArrayError.
+  bool repeatsLaunches() const;
+
+private:
+  friend class Prepared;
+  std::shared_ptr<detail::BoundImpl> P;
+};
 /// Makes the backend a Runtime runs on, for backend authors and tests
 /// (docs/SkeletonAuthoring.md): the context gives the engine, the options
 /// and the backend the options name, for a backend that wraps it.
@@ -163,6 +194,16 @@ public:
   }
   Array<> run(llvm::ArrayRef<detail::ArrayHandle> Inputs,
               const detail::ArrayHandle *Into = nullptr) const;
+  /// The expression bound to Out, which must have the result's element
+  /// type and shape and be none of the inputs, and to Inputs in place of
+  /// its inputs (none: the arrays it was built over): see Bound. Runs it
+  /// once, into Out. Throws ArrayError on a mistake.
+  template <typename... Ts>
+  Bound bind(const detail::ArrayHandle &Out, const Array<Ts> &...Inputs) const {
+    return bindTo(Out, {detail::ArrayHandle(Inputs)...});
+  }
+  Bound bindTo(const detail::ArrayHandle &Out,
+               llvm::ArrayRef<detail::ArrayHandle> Inputs) const;
   llvm::Expected<Array<>> tryRun(llvm::ArrayRef<detail::ArrayHandle> Inputs,
                                  const detail::ArrayHandle *Into = nullptr) const;
   /// The arrays the expression was built over, each once, in the order a
@@ -173,6 +214,7 @@ public:
 
 private:
   friend class Runtime;
+  friend class Bound;
   std::shared_ptr<detail::PreparedImpl> P;
 };
 

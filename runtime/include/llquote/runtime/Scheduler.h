@@ -78,6 +78,12 @@ protected:
   ~JobChain() = default;
 };
 
+/// Calls Fn(Begin, End, Args) on the calling thread, where Begin < End,
+/// with llq_rt_report_error reaching the Status it returns, and an
+/// exception Fn throws turned into a failure: what a gang does with a range
+/// it runs inline, without a gang.
+Status runOnThisThread(KernelFn Fn, int64_t Begin, int64_t End, void *Args);
+
 /// Thrown by the template parallelFor for a failure that was not itself an
 /// exception (a kernel called llq_rt_report_error).
 class KernelError : public std::runtime_error {
@@ -117,16 +123,11 @@ public:
   Status run(Job First);
 
   Status parallelFor(int64_t Begin, int64_t End, KernelFn Fn, void *Args,
-                     int64_t MinGrain = 1, unsigned PiecesPerThread = 0) {
-    Job J;
-    J.Begin = Begin;
-    J.End = End;
-    J.Fn = Fn;
-    J.Args = Args;
-    J.MinGrain = MinGrain;
-    J.PiecesPerThread = PiecesPerThread;
-    return run(std::move(J));
-  }
+                     int64_t MinGrain = 1, unsigned PiecesPerThread = 0);
+  /// Whether parallelFor(Begin, End, Fn, Args, MinGrain) calls Fn once, on
+  /// the calling thread, over the whole range (as runOnThisThread does):
+  /// a range of at most MinGrain indices, or any range on one thread.
+  bool runsInline(int64_t Begin, int64_t End, int64_t MinGrain) const;
 
   /// Calls Body(Start, End) on disjoint sub-ranges covering [Begin, End),
   /// concurrently. Rethrows the first exception a call threw.

@@ -16,6 +16,7 @@
 
 #include <cassert>
 #include <exception>
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
@@ -28,30 +29,46 @@ class [[nodiscard]] Status {
 public:
   /// Success.
   Status() = default;
+  Status(Status &&) = default;
+  Status &operator=(Status &&) = default;
+  Status(const Status &O)
+      : F(O.F ? std::make_unique<Failure>(*O.F) : nullptr) {}
+  Status &operator=(const Status &O) {
+    if (this != &O)
+      F = O.F ? std::make_unique<Failure>(*O.F) : nullptr;
+    return *this;
+  }
 
   static Status error(std::string Message,
                       std::exception_ptr Exception = nullptr) {
     Status S;
-    S.Failed = true;
-    S.Message = std::move(Message);
-    S.Exception = std::move(Exception);
+    S.F = std::make_unique<Failure>(
+        Failure{std::move(Message), std::move(Exception)});
     return S;
   }
 
-  bool ok() const { return !Failed; }
+  bool ok() const { return !F; }
   /// Empty on success.
-  const std::string &message() const { return Message; }
+  const std::string &message() const {
+    static const std::string None;
+    return F ? F->Message : None;
+  }
   /// Null unless the failure was an exception thrown by user code.
-  const std::exception_ptr &exception() const { return Exception; }
+  const std::exception_ptr &exception() const {
+    static const std::exception_ptr None;
+    return F ? F->Exception : None;
+  }
 
 private:
-  bool Failed = false;
-  std::string Message;
-  std::exception_ptr Exception;
+  /// A success is one null pointer: passed back through every layer of a
+  /// launch, it costs what a pointer does.
+  struct Failure {
+    std::string Message;
+    std::exception_ptr Exception;
+  };
+  std::unique_ptr<Failure> F;
 };
 
-/// A T, or the failed Status that explains why there is none. Converts to
-/// true when it holds a value, as llvm::Expected does.
 template <typename T> class [[nodiscard]] Expected {
 public:
   Expected(T Value) : Storage(std::in_place_index<0>, std::move(Value)) {}

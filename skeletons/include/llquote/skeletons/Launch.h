@@ -116,6 +116,16 @@ public:
   /// what is left); Args is the argument block, one 8-byte slot each.
   virtual rt::Status launch(const Kernel &K, unsigned Phase, int64_t Begin,
                             int64_t End, void *Args, int64_t Grain) = 0;
+  /// Whether launch() of a phase over [Begin, End) in pieces of Grain
+  /// would only call the phase's host entry point once, on the calling
+  /// thread, over the whole range: a launch repeated from its record
+  /// (LaunchRecord) then calls it so itself (rt::runOnThisThread). False,
+  /// the default, for a backend that does anything else in launch() (a GPU
+  /// backend, a wrapper that watches the launches).
+  virtual bool callsInline(int64_t Begin, int64_t End, int64_t Grain) const {
+    (void)Begin, (void)End, (void)Grain;
+    return false;
+  }
   /// The piece length for a phase that is correct for any piece, which
   /// HostGrain would be on a CPU: one index on the GPU, whose threads in
   /// a warp then touch neighbouring elements.
@@ -150,6 +160,49 @@ public:
 /// gives the slots, and Launch fills them in.
 std::vector<const Node *> preorder(const Node &Root);
 
+/// What a launch of a repeatable launcher (Launcher::repeatable) ran: its
+/// argument blocks, the slots of them that point into arrays, and the
+/// scratch memory they point to, kept to be run again without the launcher
+/// while the tree's shapes stay as they were. A warm run of a small array
+/// then costs its kernel and little more: the launcher's walk of the slots,
+/// its allocations and decisions are what make up most of the rest.
+struct LaunchRecord {
+  struct Call {
+    unsigned Phase = 0;
+    int64_t Begin = 0, End = 0, Grain = 0;
+    std::vector<uint64_t> Args;
+    /// The phase's entry point, where the backend would only call it on
+    /// the calling thread (Executor::callsInline): called directly.
+    rt::KernelFn Direct = nullptr;
+  };
+  /// A slot of call Call that holds field Field of output Output's storage,
+  /// or, with Output -1, of the array node NodeIx (preorder) holds.
+  struct Pointer {
+    uint32_t Call = 0, Slot = 0, NodeIx = 0, Field = 0;
+    int32_t Output = -1;
+  };
+  std::vector<Call> Calls;
+  std::vector<Pointer> Pointers;
+  /// The outputs, as the launcher allocated them.
+  std::vector<std::pair<ElemType, Shape>> Outputs;
+  /// The launch's scratch memory, and the bytes of it filled with zeros
+  /// again before each repeat (0 where the kernels write it first).
+  std::vector<std::pair<std::shared_ptr<void>, size_t>> Scratch;
+  /// The fault word, in Scratch, or null.
+  int64_t *FaultWord = nullptr;
+
+  /// Runs the calls again on B: with the arrays the nodes of Nodes (the
+  /// tree's preorder) hold now, which have the shapes they had when the
+  /// calls were recorded, into Outs, one array of each of Outputs; with no
+  /// Pointers (a record bound to its arrays for good), on the arrays it was
+  /// recorded with, and Nodes and Outs may be null. A kernel that reports a
+  /// fault sets Faulted (the launch is then to be run again through its
+  /// launcher, which describes the fault).
+  rt::Status repeat(const Kernel &K, Executor &B,
+                    const std::vector<const Node *> *Nodes,
+                    const std::shared_ptr<rt::Array> *Outs, bool &Faulted);
+};
+
 /// One run of a compiled kernel.
 class Launch {
 public:
@@ -169,8 +222,11 @@ public:
   rt::Status output(const ElemType &T, const Shape &Sh);
   /// An array of the caller's that output 0 may be written into.
   std::shared_ptr<rt::Array> Reuse;
-  /// Zero-filled scratch memory that lives as long as the Launch.
-  void *scratch(size_t Bytes);
+  /// Zero-filled scratch memory that lives as long as the Launch. Zero
+  /// false says the kernels write every byte of it before they read it, so
+  /// that a launch repeated from its record (LaunchRecord) need not fill it
+  /// with zeros again.
+  void *scratch(size_t Bytes, bool Zero = true);
   /// Runs phase Phase over [Begin, End).
   rt::Status run(unsigned Phase, int64_t Begin, int64_t End, int64_t Grain);
   /// The smallest piece of an element-wise phase that a thread takes, and
@@ -201,7 +257,20 @@ public:
   /// names and places, and falls back to this.
   std::string plainFault(int64_t At) const;
 
+  /// Set before the launcher runs, by a runtime that would run the launch
+  /// again: run() then keeps what it launches, for record().
+  bool Recording = false;
+  /// After a launch that succeeded with Recording set: what it ran, to run
+  /// again (LaunchRecord), or null where it cannot be (a backend whose
+  /// kernels do not read host memory, a phase run with outputs pending, or
+  /// more than MaxScratchBytes of scratch memory, which the record would
+  /// keep alive).
+  std::unique_ptr<LaunchRecord> record(size_t MaxScratchBytes);
+
 private:
+  void recordCall(unsigned Phase, int64_t Begin, int64_t End, int64_t Grain,
+                  const uint64_t *Args);
+
   const Node &Root;
   const Kernel &K;
   Executor &B;
@@ -212,7 +281,11 @@ private:
   /// HeapArgs.
   uint64_t InlineArgs[16];
   std::vector<uint64_t> HeapArgs;
-  std::vector<std::shared_ptr<void>> Scratch;
+  std::vector<std::pair<std::shared_ptr<void>, size_t>> Scratch;
+  size_t ScratchBytes = 0;
+  /// What run() recorded (Recording), null once it met what cannot be.
+  std::unique_ptr<LaunchRecord> Rec;
+  bool Unrecordable = false;
   /// Whether kernels read the host's arrays (Executor::readsHostArrays).
   bool HostArrays;
   /// The arrays the kernel reads, as the backend holds them.
@@ -239,6 +312,12 @@ public:
   /// Allocates the outputs of L's consumer, computes what the host decides
   /// and runs the kernel's phases.
   virtual rt::Status launch(Launch &L) const = 0;
+  /// Whether what launch() does depends on the shapes of the tree and the
+  /// backend alone, never on the contents of an array (segment lengths, a
+  /// count read back), and its kernels need no scratch memory but
+  /// zero-filled: a runtime may then record a launch (LaunchRecord) and
+  /// run it again, on arrays of the same shapes, without calling launch().
+  virtual bool repeatable() const { return false; }
   /// Sets the consumer N's shape and output shapes from its kids' (already
   /// set), for a run on arrays of other extents than the tree was built
   /// with (reshapeTree); an error where they do not fit. The default

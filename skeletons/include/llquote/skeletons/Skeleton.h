@@ -346,6 +346,7 @@ public:
   }
   rt::Status launch(Launch &L) const override { return Host.launch(L); }
   rt::Status reshape(Node &N) const override { return Host.reshape(N); }
+  bool repeatable() const override { return Host.repeatable(); }
 
 private:
   const Launcher &Host;
