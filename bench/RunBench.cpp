@@ -57,6 +57,11 @@ public:
     }
     return Inner->launch(K, Phase, Begin, End, Args, Grain);
   }
+  /// While it does not record, a launch repeated from a record may call
+  /// the kernel itself, as on the standard backend.
+  bool callsInline(int64_t Begin, int64_t End, int64_t Grain) const override {
+    return !Record && Inner->callsInline(Begin, End, Grain);
+  }
 
   bool Record = false;
   rt::KernelFn Fn = nullptr;

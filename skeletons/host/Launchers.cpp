@@ -151,6 +151,16 @@ public:
   }
 };
 
+/// The segments a piece of a segmented operation takes at least: as many
+/// as hold the elements of an element-wise piece (Launch::grain), from
+/// their mean length (Inner elements in NSeg segments), so that a few
+/// segments of a small array run on the calling thread as a map of their
+/// elements would, and long ones are still shared; at least 16.
+static int64_t segmentGrain(const Launch &L, int64_t Inner, int64_t NSeg) {
+  int64_t Mean = std::max<int64_t>(1, Inner / std::max<int64_t>(NSeg, 1));
+  return std::max<int64_t>(16, L.grain(4096) / Mean);
+}
+
 class FoldSegLauncher final : public Launcher {
 public:
   const char *name() const override { return "foldSeg"; }
@@ -182,7 +192,7 @@ public:
       return E;
     L.Host = {uint64_t(NSeg), reinterpret_cast<uintptr_t>(Offs),
               reinterpret_cast<uintptr_t>(Lens)};
-    return L.run(0, 0, N.Sh.size(), 16);
+    return L.run(0, 0, N.Sh.size(), segmentGrain(L, Inner, NSeg));
   }
 };
 
@@ -222,7 +232,8 @@ public:
       Rows *= A.Sh.extent(D);
     L.Host = {reinterpret_cast<uintptr_t>(Offs),
               reinterpret_cast<uintptr_t>(Lens), uint64_t(NSeg)};
-    return L.run(0, 0, Rows * NSeg, 16);
+    return L.run(0, 0, Rows * NSeg,
+                 segmentGrain(L, A.Sh.extent(Rank - 1), NSeg));
   }
 
 private:

@@ -90,7 +90,9 @@ public:
 
 /// A backend that does what Inner does, for a backend that changes only
 /// part of it (counts or records launches, say): it overrides what it
-/// changes and calls WrappingBackend's for the rest.
+/// changes and calls WrappingBackend's for the rest. It does not forward
+/// callsInline(), so that every launch, repeated ones too, goes through
+/// its launch(); one that leaves launches alone may forward it.
 class WrappingBackend : public Backend {
 public:
   explicit WrappingBackend(std::unique_ptr<Backend> Inner)
