@@ -322,6 +322,22 @@ void scramble(Array<int32_t> &X, int Round) {
     P[I] = int32_t((I * 7 + Round * 13) % 29) - 9;
 }
 
+/// Two pairs of vectors of N elements: the arrays an expression is built
+/// over, and others of the same shapes to run it on in their places.
+struct TwoPairs {
+  explicit TwoPairs(int64_t N)
+      : X(fromVector(iota(N))), Y(fromVector(iota(N, 3))),
+        X2(fromVector(iota(N))), Y2(fromVector(iota(N, 3))) {}
+  /// New contents for all four, different in every round.
+  void scrambleAll(int Round) {
+    scramble(X, Round);
+    scramble(Y, Round + 1);
+    scramble(X2, Round + 5);
+    scramble(Y2, Round + 6);
+  }
+  Array<int32_t> X, Y, X2, Y2;
+};
+
 /// Programs over two vectors of one length N, one of each kind of launch
 /// that records its launches, with the sizes at which they take their
 /// different paths (the calling thread, the gang, the streaming scan, a
@@ -400,17 +416,14 @@ TEST_CASE("a run repeated: the last run's launches, on the inputs as they are no
   for (const Program &Pr : repeatablePrograms()) {
     CAPTURE(Pr.Name);
     CAPTURE(Pr.N);
-    Array<int32_t> X = fromVector(iota(Pr.N)), Y = fromVector(iota(Pr.N, 3));
-    Array<int32_t> X2 = fromVector(iota(Pr.N)), Y2 = fromVector(iota(Pr.N, 3));
+    TwoPairs In(Pr.N);
+    auto &[X, Y, X2, Y2] = In;
     Acc E = Pr.Build(X, Y);
     Prepared P = R.prepare(E);
     Array<> Out, PreparedOut;
     for (int Round = 0; Round < 5; ++Round) {
       CAPTURE(Round);
-      scramble(X, Round);
-      scramble(Y, Round + 1);
-      scramble(X2, Round + 2);
-      scramble(Y2, Round + 3);
+      In.scrambleAll(Round);
       // An equal expression built anew runs through its launcher.
       std::vector<int32_t> Want = R.run<int32_t>(Pr.Build(X, Y)).toVector();
       Array<> Got = Round % 2 ? R.run(E, Out) : R.run(E);
@@ -503,8 +516,8 @@ TEST_CASE("bind: calls write the bound output from the inputs as they are now") 
   for (const Program &Pr : repeatablePrograms()) {
     CAPTURE(Pr.Name);
     CAPTURE(Pr.N);
-    Array<int32_t> X = fromVector(iota(Pr.N)), Y = fromVector(iota(Pr.N, 3));
-    Array<int32_t> X2 = fromVector(iota(Pr.N)), Y2 = fromVector(iota(Pr.N, 3));
+    TwoPairs In(Pr.N);
+    auto &[X, Y, X2, Y2] = In;
     Prepared P = R.prepare(Pr.Build(X, Y));
     Array<> Out = P(), Out2 = P();
     std::vector<detail::ArrayHandle> In2{X2};
@@ -515,10 +528,7 @@ TEST_CASE("bind: calls write the bound output from the inputs as they are now") 
     CHECK(Call.output().raw().data(0) == Out.raw().data(0));
     for (int Round = 0; Round < 4; ++Round) {
       CAPTURE(Round);
-      scramble(X, Round);
-      scramble(Y, Round + 1);
-      scramble(X2, Round + 5);
-      scramble(Y2, Round + 6);
+      In.scrambleAll(Round);
       Call();
       Other();
       REQUIRE(Out.as<int32_t>().toVector() ==
