@@ -42,8 +42,16 @@ entry:
   %radius = i64 $const:radius
   %ix = i64 %lo
   %more = icmp slt i64 %ix, %hi
-  while %more {
+  ; The first row's number is a division, made only where the piece does
+  ; not start in row 0 (a small array's whole run is one piece there); the
+  ; rows after it follow one another.
+  %row = i64 0
+  %later = icmp sge i64 %ix, %inner
+  %divide = and i1 %more, %later
+  if %divide {
     %row = sdiv i64 %ix, %inner
+  }
+  while %more {
     %rowbase = mul i64 %row, %inner
     %j0 = sub i64 %ix, %rowbase
     %rowend = add i64 %rowbase, %inner
@@ -73,6 +81,7 @@ entry:
       $instrs:border
     }
     %ix = i64 %stop
+    %row = add i64 %row, 1
     %more = icmp slt i64 %ix, %hi
   }
   ret void

@@ -1279,3 +1279,35 @@ TEST_CASE("imap and izipWith: the index first, against C++ loops, fused") {
   CHECK(Bad.error().find("imap needs a function of (i64, i64, i64)") !=
         std::string::npos);
 }
+
+TEST_CASE("element-wise pieces that start in the middle of a row know their row") {
+  // The map and stencil kernels walk a piece row by row, dividing for the
+  // first row's number only and counting the rows after it: pieces that
+  // the gang cuts at multiples of the grain start anywhere in a row.
+  Fn Gen = LLQ_FN("i64 (i64 %i, i64 %j)",
+                  "%m = mul i64 %i, 1000000\n %r = add i64 %m, %j");
+  Fn Center = LLQ_FN("i64 (i64 %a, i64 %b, i64 %c, i64 %d, i64 %e, i64 %f, "
+                     "i64 %g, i64 %h, i64 %k)",
+                     "%s = add i64 %e, %e\n %r = sub i64 %s, %a");
+  for (std::pair<int64_t, int64_t> Shape :
+       {std::pair<int64_t, int64_t>{3, 40000}, {1000, 1027}, {1, 70001},
+        {70001, 1}, {5, 7}}) {
+    int64_t Rows = Shape.first, Cols = Shape.second;
+    CAPTURE(Rows);
+    CAPTURE(Cols);
+    std::vector<int64_t> Want, WantStencil;
+    for (int64_t I = 0; I < Rows; ++I)
+      for (int64_t J = 0; J < Cols; ++J) {
+        Want.push_back(I * 1000000 + J);
+        // 2 * centre - the clamped upper-left neighbour.
+        int64_t I0 = std::max<int64_t>(I - 1, 0), J0 = std::max<int64_t>(J - 1, 0);
+        WantStencil.push_back(2 * (I * 1000000 + J) - (I0 * 1000000 + J0));
+      }
+    for (Runtime *R : {&cpu(), &seq()}) {
+      CHECK(R->run(generate({Rows, Cols}, Gen)).toVector<int64_t>() == Want);
+      CHECK(R->run(stencil(Center, Boundary::clamp(),
+                           generate({Rows, Cols}, Gen)))
+                .toVector<int64_t>() == WantStencil);
+    }
+  }
+}
