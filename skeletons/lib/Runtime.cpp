@@ -38,6 +38,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <cstring>
 #include <list>
 #include <thread>
 #include <map>
@@ -1427,6 +1428,9 @@ struct BoundImpl {
   /// arrays in between (held in Cap.Arrays); empty where they cannot be
   /// repeated.
   Capture Cap;
+  /// Where the repeated launches leave the result, when not in Out's
+  /// storage: copied into Out after them.
+  std::shared_ptr<rt::Array> Result;
   uint64_t LaunchesPerCall = 0;
   /// Calls that repeated the launches: only the thread calling writes it.
   std::atomic<uint64_t> Calls{0};
@@ -1442,6 +1446,24 @@ uint64_t RuntimeImpl::launches() {
   return N;
 }
 
+/// Whether A is B's elements: of B's type and shape, in B's storage (a
+/// result may be a view of the array its kernel wrote, a reshape of it).
+static bool sameStorage(const rt::Array &A, const rt::Array &B) {
+  if (A.type() != B.type() || !(A.shape() == B.shape()))
+    return false;
+  for (size_t F = 0; F < A.numFields(); ++F)
+    if (A.data(F) != B.data(F))
+      return false;
+  return true;
+}
+
+/// Copies From's elements into To, of its type and shape.
+static void copyElements(const rt::Array &From, rt::Array &To) {
+  for (size_t F = 0; F < From.numFields(); ++F)
+    std::memcpy(To.data(F), From.data(F),
+                size_t(From.size()) * rt::byteSize(From.type().field(F)));
+}
+
 Bound Prepared::bindTo(const detail::ArrayHandle &Out,
                        llvm::ArrayRef<detail::ArrayHandle> Inputs) const {
   if (!P)
@@ -1455,6 +1477,13 @@ Bound Prepared::bindTo(const detail::ArrayHandle &Out,
   if (P->P->Steps.empty())
     throw ArrayError("bind: the expression is one of its input arrays; there "
                      "is nothing to compute into the output");
+  // Written at every call, the output must not be read.
+  for (const std::shared_ptr<rt::Array> *I : In)
+    if (*I == Out.shared() ||
+        ((*I)->numFields() && Out.raw().numFields() &&
+         (*I)->data(0) == Out.raw().data(0)))
+      throw ArrayError("bind: the output is one of the expression's inputs; "
+                       "bind an array of its own");
   auto B = std::make_shared<BoundImpl>();
   B->Prep = *this;
   B->RT = P->RT.get();
@@ -1466,21 +1495,18 @@ Bound Prepared::bindTo(const detail::ArrayHandle &Out,
                           nullptr, &B->Cap);
   if (!R)
     throw ArrayError(llvm::toString(R.takeError()));
-  if (*R != Out.shared()) {
-    const rt::Array &A = **R;
-    bool Reads = llvm::any_of(In, [&](const std::shared_ptr<rt::Array> *I) {
-      return *I == Out.shared() ||
-             ((*I)->numFields() && Out.raw().numFields() &&
-              (*I)->data(0) == Out.raw().data(0));
-    });
-    throw ArrayError(
-        Reads ? std::string("bind: the output is one of the expression's "
-                            "inputs; bind an array of its own")
-              : fmt::format("bind: the output is {} {}, where the result is "
-                            "{} {}; bind an array of the result's element "
-                            "type and shape",
-                            irType(Out.type()), Out.shape().str(),
-                            irType(A.type()), A.shape().str()));
+  const rt::Array &A = **R;
+  if (A.type() != Out.type() || !(A.shape() == Out.shape()))
+    throw ArrayError(fmt::format("bind: the output is {} {}, where the result "
+                                 "is {} {}; bind an array of the result's "
+                                 "element type and shape",
+                                 irType(Out.type()), Out.shape().str(),
+                                 irType(A.type()), A.shape().str()));
+  // A result no kernel can write in place (an acond's or awhile's, the
+  // second output of a scanl', a reshape's view): each call copies it.
+  if (!sameStorage(A, Out.raw())) {
+    B->Result = *R;
+    copyElements(A, Out.raw());
   }
   if (B->Cap.Complete && P->RT->B->readsHostArrays()) {
     for (Capture::Step &S : B->Cap.Steps) {
@@ -1494,6 +1520,7 @@ Bound Prepared::bindTo(const detail::ArrayHandle &Out,
   } else {
     B->Cap = Capture();
     B->Cap.Complete = false;
+    B->Result.reset();
   }
   Bound Result;
   Result.P = std::move(B);
@@ -1512,12 +1539,14 @@ void Bound::operator()() {
     llvm::SmallVector<detail::ArrayHandle, 4> In(Im.Inputs.begin(),
                                                  Im.Inputs.end());
     Array<> Got = Im.Prep.run(In, &Im.Out);
-    if (Got.shared() != Im.Out.shared())
+    if (Got.type() != Im.Out.type() || !(Got.shape() == Im.Out.shape()))
       throw ArrayError(fmt::format(
           "bound call: the result is {} {} this time, which the bound output "
           "({} {}) cannot hold",
           irType(Got.type()), Got.shape().str(), irType(Im.Out.type()),
           Im.Out.shape().str()));
+    if (!sameStorage(Got.raw(), Im.Out.raw()))
+      copyElements(Got.raw(), Im.Out.raw());
   };
   if (!Im.Cap.Complete) {
     RunPrepared();
@@ -1535,6 +1564,8 @@ void Bound::operator()() {
       return;
     }
   }
+  if (Im.Result)
+    copyElements(*Im.Result, Im.Out.raw());
   Im.Calls.store(Im.Calls.load(std::memory_order_relaxed) + 1,
                  std::memory_order_relaxed);
 }

@@ -643,3 +643,35 @@ TEST_CASE("bind: one Bound per thread, from one Prepared, at once") {
     T.join();
   CHECK(Wrong.load() == 0);
 }
+
+TEST_CASE("bind: a result no kernel writes in place is copied into the output") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(100));
+  auto Positive = LLQ_FN("i1 (i32 %x)", "%r = icmp sgt i32 %x, 0");
+  std::vector<std::function<Acc(const Acc &)>> Programs = {
+      // The second output of a scanl': its total.
+      [](const Acc &A) { return scanlPrime(addFn(), int32_t(0), A).second; },
+      // A reshape of a map: a view of the array its kernel writes.
+      [](const Acc &A) { return reshape({10, 10}, map(twiceFn(), A)); },
+      // An acond: a branch's own result.
+      [&](const Acc &A) {
+        return acond(map(Positive, reshape({}, foldAll(addFn(), int32_t(0), A))),
+                     map(twiceFn(), A), A);
+      },
+  };
+  for (size_t K = 0; K < Programs.size(); ++K) {
+    CAPTURE(K);
+    std::vector<int32_t> Start = iota(100);
+    std::copy(Start.begin(), Start.end(), dataOf(X));
+    Prepared P = R.prepare(Programs[K](X));
+    Array<> Out = P();
+    Bound Call = P.bind(Out);
+    CHECK(Call.output().raw().data(0) == Out.raw().data(0));
+    for (int Round = 0; Round < 3; ++Round) {
+      scramble(X, Round);
+      Call();
+      CHECK(Out.as<int32_t>().toVector() ==
+            R.run<int32_t>(Programs[K](X)).toVector());
+    }
+  }
+}

@@ -847,5 +847,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     fprintf(stderr, "a run again or prepared differs from the first run\n");
     abort();
   }
+  // A third run repeats the launches the second one recorded; a Bound
+  // repeats those of its first call, into its own output.
+  Outcome Third = run(BackendKind::CPU, S.back());
+  Outcome Repeated = outcomeOf(S.back(), [&] {
+    llq::Prepared P = backend(BackendKind::CPU).prepare(S.back().A);
+    Array<> Out = P();
+    for (const Array<> &In : P.inputs())
+      if (Out.shared() == In.shared())
+        return Out; // the result is an input: nothing to bind
+    Array<> Own = P();
+    Bound B = P.bind(Own);
+    B();
+    B();
+    return Own;
+  });
+  if (!same(CPU, Third) || !same(CPU, Repeated) || CPU.Error != Third.Error ||
+      CPU.Error != Repeated.Error) {
+    auto Say = [](const Outcome &O) {
+      return O.Error ? O.Error->c_str() : "(a result)";
+    };
+    fprintf(stderr,
+            "a repeated run or a bound call differs from the first run:\n"
+            "  first: %s\n  third: %s%s\n  bound: %s%s\n",
+            Say(CPU), Say(Third), same(CPU, Third) ? "" : " (other elements)",
+            Say(Repeated), same(CPU, Repeated) ? "" : " (other elements)");
+    abort();
+  }
   return 0;
 }
