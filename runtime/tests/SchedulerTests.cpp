@@ -593,3 +593,42 @@ TEST_CASE("global_gang_is_created_once_and_runs_jobs") {
   });
   CHECK(Sum.load() == int64_t(99999) * 100000 / 2);
 }
+
+TEST_CASE("a range run on the calling thread reports its kernel's failures") {
+  // Inline: within the grain, and runOnThisThread without a gang.
+  Gang G(withThreads(2));
+  std::vector<int64_t> Values(100, 1);
+  CheckedArgs Args;
+  Args.Values = &Values;
+  CHECK(G.runsInline(0, 100, 100));
+  CHECK_FALSE(G.runsInline(0, 101, 100));
+  CHECK_FALSE(G.runsInline(5, 5, 100));
+  CHECK(G.parallelFor(0, 100, rejectNegative, &Args, 100).ok());
+  CHECK(runOnThisThread(rejectNegative, 0, 100, &Args).ok());
+  CHECK(Args.Visited.load() == 200);
+  Values[42] = -1;
+  Status Bad = G.parallelFor(0, 100, rejectNegative, &Args, 100);
+  CHECK(Bad.message() == "negative input at index 42");
+  Status Alone = runOnThisThread(rejectNegative, 0, 100, &Args);
+  CHECK(Alone.message() == "negative input at index 42");
+  // A second report keeps the first; an exception becomes the failure.
+  Status Twice = runOnThisThread(
+      [](int64_t, int64_t, void *) {
+        llq_rt_report_error("first");
+        CHECK(llq_rt_cancelled() == 1);
+        llq_rt_report_error("second");
+      },
+      0, 1, nullptr);
+  CHECK(Twice.message() == "first");
+  Status Threw = runOnThisThread(
+      [](int64_t, int64_t, void *) { throw std::runtime_error("thrown"); }, 0,
+      1, nullptr);
+  CHECK(Threw.message() == "thrown");
+  CHECK(Threw.exception() != nullptr);
+  // Afterwards nothing listens.
+  CHECK(llq_rt_report_error("nobody listens") == 0);
+  // A copy of a failure is a failure of its own.
+  Status Copy = Threw;
+  CHECK(Copy.message() == "thrown");
+  CHECK(Threw.message() == "thrown");
+}

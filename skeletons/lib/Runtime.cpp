@@ -167,9 +167,11 @@ struct Plan {
     /// An acond or awhile, in place of Root and K.
     std::unique_ptr<Control> Ctl;
     /// What its last launch ran, run again while its leaves keep the
-    /// shapes they had (LaunchRecord): made on its second run, the first
-    /// that shows the step is run again; null where it cannot be.
+    /// shapes they had (LaunchRecord): made on its second run at those
+    /// shapes, the first that shows the step is run again; null where it
+    /// cannot be.
     std::unique_ptr<LaunchRecord> Record;
+    /// Runs since the leaves' shapes last changed.
     unsigned Runs = 0;
   };
   std::vector<Step> Steps;
@@ -891,7 +893,9 @@ RuntimeImpl::execute(Plan &P,
     // Arrays of other extents than the tree has (a Prepared given others):
     // its shapes follow theirs; the kernel depends on the structure only.
     if (Resized) {
+      // Recorded again on the second run at these shapes.
       S.Record.reset();
+      S.Runs = 0;
       if (rt::Status St = reshapeTree(*S.Root); !St.ok())
         return failure(St.message());
     }
@@ -907,6 +911,7 @@ RuntimeImpl::execute(Plan &P,
       // A kernel reported a fault: run again through the launcher, which
       // says what it was.
       S.Record.reset();
+      S.Runs = 0;
       Outs[I].clear();
     }
     Launch L(*S.Root, *S.K, *B, &S.Order);

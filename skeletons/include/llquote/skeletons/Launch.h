@@ -314,9 +314,10 @@ public:
   virtual rt::Status launch(Launch &L) const = 0;
   /// Whether what launch() does depends on the shapes of the tree and the
   /// backend alone, never on the contents of an array (segment lengths, a
-  /// count read back), and its kernels need no scratch memory but
-  /// zero-filled: a runtime may then record a launch (LaunchRecord) and
-  /// run it again, on arrays of the same shapes, without calling launch().
+  /// count read back), and its kernels ask of their scratch memory only
+  /// that it be zero-filled (or, scratch(Bytes, false), nothing): a runtime
+  /// may then record a launch (LaunchRecord) and run it again, on arrays of
+  /// the same shapes, without calling launch().
   virtual bool repeatable() const { return false; }
   /// Sets the consumer N's shape and output shapes from its kids' (already
   /// set), for a run on arrays of other extents than the tree was built
