@@ -51,10 +51,8 @@ rt::Status reshapeScan(Node &N) {
   int64_t Len = A.extent(A.rank() - 1);
   std::vector<int64_t> E = Outer;
   E.push_back(N.Code[0] == 0 ? Len + 1 : Len);
-  rt::Expected<Shape> Sh = Shape::make(E);
-  if (!Sh)
-    return failed(fmt::format("{}: {}", N.Name, Sh.message()));
-  N.Sh = *Sh;
+  if (rt::Status St = setShape(N, E); !St.ok())
+    return St;
   N.OutShapes = {N.Sh};
   if (N.Code[0] == 2)
     N.OutShapes.push_back(*Shape::make(Outer));
@@ -173,10 +171,8 @@ public:
                                 N.Name));
     std::vector<int64_t> E = outerExtents(A);
     E.push_back(N.Kids[1]->Sh.size());
-    rt::Expected<Shape> Sh = Shape::make(E);
-    if (!Sh)
-      return failed(fmt::format("{}: {}", N.Name, Sh.message()));
-    N.Sh = *Sh;
+    if (rt::Status St = setShape(N, E); !St.ok())
+      return St;
     N.OutShapes = {N.Sh};
     return rt::Status();
   }
@@ -210,10 +206,8 @@ public:
                                 N.Name));
     std::vector<int64_t> E = extentsOf(A);
     E.back() += N.Kids[1]->Sh.size();
-    rt::Expected<Shape> Sh = Shape::make(E);
-    if (!Sh)
-      return failed(fmt::format("{}: {}", N.Name, Sh.message()));
-    N.Sh = *Sh;
+    if (rt::Status St = setShape(N, E); !St.ok())
+      return St;
     N.OutShapes = {N.Sh};
     return rt::Status();
   }

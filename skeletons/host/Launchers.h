@@ -71,6 +71,12 @@ constexpr int64_t MaxPrivateCells = 1 << 16;
 constexpr int64_t MinSourcePerCell = 4;
 } // namespace permute
 
+//===-- Shapes ------------------------------------------------------------===//
+
+/// Sets N's shape to extents E; an error naming N where they make no shape
+/// (a negative extent, a size that overflows).
+rt::Status setShape(Node &N, const std::vector<int64_t> &E);
+
 //===-- The launchers -----------------------------------------------------===//
 
 const Launcher &materializeLauncher();

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "llquote/skeletons/Launch.h"
+#include "Launchers.h"
 #include <fmt/format.h>
 
 using namespace llq;
@@ -21,15 +21,15 @@ rt::Status Launcher::reshape(Node &N) const {
                             N.Name));
 }
 
-namespace {
-
-rt::Status setShape(Node &N, const std::vector<int64_t> &E) {
+rt::Status llq::detail::setShape(Node &N, const std::vector<int64_t> &E) {
   rt::Expected<Shape> Sh = Shape::make(E);
   if (!Sh)
     return failed(fmt::format("{}: {}", N.Name, Sh.message()));
   N.Sh = *Sh;
   return rt::Status();
 }
+
+namespace {
 
 /// The shape of a zipWith or zip: Code[0] says whether the kernel was built
 /// for arrays of one shape, else the extents are the least of each

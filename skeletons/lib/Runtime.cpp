@@ -814,6 +814,16 @@ llvm::Expected<Plan::Source> RuntimeImpl::recordControl(const NodeRef &N,
   return Plan::Source{-1, Ix, 0};
 }
 
+/// Whether A is one of the arrays In points to, or holds its elements in
+/// the storage of one: a run must not write it.
+static bool isAnInput(const rt::Array &A,
+                      llvm::ArrayRef<const std::shared_ptr<rt::Array> *> In) {
+  return llvm::any_of(In, [&](const std::shared_ptr<rt::Array> *I) {
+    return I->get() == &A || (A.numFields() && (*I)->numFields() &&
+                              (*I)->data(0) == A.data(0));
+  });
+}
+
 llvm::Expected<std::shared_ptr<Plan>> RuntimeImpl::record(const NodeRef &N,
                                                           bool Compile) {
   if (!N)
@@ -840,10 +850,8 @@ RuntimeImpl::execute(Plan &P,
   if (P.Result.Param >= 0 && !Others)
     return *In[size_t(P.Result.Param)];
   // The result is written into Into only where no input is Into.
-  if (Into && Into->numFields())
-    for (const std::shared_ptr<rt::Array> *A : In)
-      if ((*A)->numFields() && (*A)->data(0) == Into->data(0))
-        Into = nullptr;
+  if (Into && isAnInput(*Into, In))
+    Into = nullptr;
   bool FromStep = P.Result.Param < 0 && P.Result.Loop < 0;
   if (!FromStep)
     Into = nullptr;
@@ -1483,12 +1491,9 @@ Bound Prepared::bindTo(const detail::ArrayHandle &Out,
     throw ArrayError("bind: the expression is one of its input arrays; there "
                      "is nothing to compute into the output");
   // Written at every call, the output must not be read.
-  for (const std::shared_ptr<rt::Array> *I : In)
-    if (*I == Out.shared() ||
-        ((*I)->numFields() && Out.raw().numFields() &&
-         (*I)->data(0) == Out.raw().data(0)))
-      throw ArrayError("bind: the output is one of the expression's inputs; "
-                       "bind an array of its own");
+  if (isAnInput(Out.raw(), In))
+    throw ArrayError("bind: the output is one of the expression's inputs; "
+                     "bind an array of its own");
   auto B = std::make_shared<BoundImpl>();
   B->Prep = *this;
   B->RT = P->RT.get();

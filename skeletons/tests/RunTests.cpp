@@ -41,6 +41,16 @@ int32_t *dataOf(const detail::ArrayHandle &A) {
   return static_cast<int32_t *>(A.raw().data(0));
 }
 
+/// The message of the ArrayError that Call throws, or "" if it throws none.
+template <typename CallT> std::string messageOf(CallT &&Call) {
+  try {
+    Call();
+  } catch (const ArrayError &E) {
+    return E.what();
+  }
+  return "";
+}
+
 } // namespace
 
 TEST_CASE("run of the same Acc reuses its plan and reads its inputs as they are now") {
@@ -182,34 +192,26 @@ TEST_CASE("prepare: mistakes are errors that say what was expected") {
   Prepared P = R.prepare(map(twiceFn(), X));
   Array<int32_t> Longer = fromVector(iota(11));
   Array<float> Floats = fromVector(std::vector<float>(10, 1.0f));
-  auto Message = [&](auto &&F) -> std::string {
-    try {
-      F();
-    } catch (const ArrayError &E) {
-      return E.what();
-    }
-    return "";
-  };
   // Other extents are taken; another rank is not.
   CHECK(P(Longer).as<int32_t>().toVector() ==
         std::vector<int32_t>{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20});
   Array<int32_t> Matrix = fromVector({2, 5}, iota(10));
-  std::string M = Message([&] { P(Matrix); });
+  std::string M = messageOf([&] { P(Matrix); });
   CHECK(M.find("input 0 is i32 [2, 5]") != std::string::npos);
   CHECK(M.find("prepared with i32 [10]") != std::string::npos);
   CHECK(M.find("element types and ranks it was prepared with, of any "
                "extents") != std::string::npos);
-  M = Message([&] { P(Floats); });
+  M = messageOf([&] { P(Floats); });
   CHECK(M.find("input 0 is float [10]") != std::string::npos);
-  M = Message([&] { P(X, X); });
+  M = messageOf([&] { P(X, X); });
   CHECK(M.find("given 2 input arrays, expected 1") != std::string::npos);
-  M = Message([&] { Prepared().run({}); });
+  M = messageOf([&] { Prepared().run({}); });
   CHECK(M.find("no Runtime::prepare made") != std::string::npos);
   // A mistake in the expression is found at prepare, as run finds it.
   auto Bad = LLQ_FN("float (float %x)", "%r = fadd float %x, 1.0");
-  M = Message([&] { R.prepare(map(Bad, X)); });
+  M = messageOf([&] { R.prepare(map(Bad, X)); });
   CHECK(!M.empty());
-  CHECK(M == Message([&] { R.run(map(Bad, X)); }));
+  CHECK(M == messageOf([&] { R.run(map(Bad, X)); }));
   auto Failed = R.tryPrepare(map(Bad, X));
   CHECK(!Failed);
   llvm::consumeError(Failed.takeError());
@@ -489,22 +491,9 @@ TEST_CASE("a run repeated that faults is described as a first run's fault") {
     CHECK(Out.toVector()[7] == 20);
   }
   dataOf(X)[123] = 0;
-  std::string Fresh, Repeated, FromBound;
-  try {
-    R.run(map(Div, X));
-  } catch (const ArrayError &Ex) {
-    Fresh = Ex.what();
-  }
-  try {
-    R.run(E);
-  } catch (const ArrayError &Ex) {
-    Repeated = Ex.what();
-  }
-  try {
-    Call();
-  } catch (const ArrayError &Ex) {
-    FromBound = Ex.what();
-  }
+  std::string Fresh = messageOf([&] { R.run(map(Div, X)); });
+  std::string Repeated = messageOf([&] { R.run(E); });
+  std::string FromBound = messageOf([&] { Call(); });
   CHECK(Fresh.find("integer division by zero in the function of map") !=
         std::string::npos);
   CHECK(Repeated == Fresh);
@@ -591,34 +580,26 @@ TEST_CASE("bind: mistakes are errors that say what was expected") {
   Runtime &R = cpu();
   Array<int32_t> X = fromVector(iota(10));
   Prepared P = R.prepare(map(twiceFn(), X));
-  auto Message = [&](auto &&F) -> std::string {
-    try {
-      F();
-    } catch (const ArrayError &E) {
-      return E.what();
-    }
-    return "";
-  };
   Array<int32_t> Short = fromVector(iota(9));
-  CHECK(Message([&] { P.bind(Short); }) ==
+  CHECK(messageOf([&] { P.bind(Short); }) ==
         "bind: the output is i32 [9], where the result is i32 [10]; bind an "
         "array of the result's element type and shape");
   Array<float> Floats = fromVector(std::vector<float>(10, 1.0f));
-  CHECK(Message([&] { P.bind(Floats); }).find("the output is float [10]") !=
+  CHECK(messageOf([&] { P.bind(Floats); }).find("the output is float [10]") !=
         std::string::npos);
-  CHECK(Message([&] { P.bind(X); }) ==
+  CHECK(messageOf([&] { P.bind(X); }) ==
         "bind: the output is one of the expression's inputs; bind an array of "
         "its own");
-  CHECK(Message([&] { P.bind(Array<int32_t>()); }) ==
+  CHECK(messageOf([&] { P.bind(Array<int32_t>()); }) ==
         "bind: the output is an empty Array");
   Array<int32_t> Out = fromVector(iota(10));
-  CHECK(Message([&] { P.bind(Out, X, X); })
+  CHECK(messageOf([&] { P.bind(Out, X, X); })
             .find("given 2 input arrays, expected 1") != std::string::npos);
-  CHECK(Message([&] { Prepared().bind(Out); }).find("no Runtime::prepare made") !=
+  CHECK(messageOf([&] { Prepared().bind(Out); }).find("no Runtime::prepare made") !=
         std::string::npos);
-  CHECK(Message([&] { Bound()(); }).find("no Prepared::bind made") !=
+  CHECK(messageOf([&] { Bound()(); }).find("no Prepared::bind made") !=
         std::string::npos);
-  CHECK(Message([&] { R.prepare(Acc(X)).bind(Out); })
+  CHECK(messageOf([&] { R.prepare(Acc(X)).bind(Out); })
             .find("the expression is one of its input arrays") !=
         std::string::npos);
   // The output was written by neither failed bind.
