@@ -11,6 +11,15 @@
 // with no next phase marks the chain done. The thread that called run()
 // waits only for that mark.
 //
+// A range of one phase (parallelFor) takes a shorter road when no other
+// parallelFor of the gang is using it: it is posted in the gang's one
+// broadcast slot (see runBroadcast), where every thread takes pieces by
+// a compare-and-swap on one ticket and each thread reports its pieces done
+// with one subtraction. That is what an OpenMP `parallel for` costs (a few
+// cache lines passed between cores); the queues' road costs a lock and two
+// shared counters per piece, and stays for chains, nested calls and calls
+// made while the slot is taken.
+//
 // Every synchronisation is explained where it happens; the sleep protocol is
 // described at idle().
 //
@@ -128,6 +137,10 @@ private:
 
 } // namespace
 
+namespace {
+struct FailureSink;
+} // namespace
+
 namespace llq::rt::detail {
 
 class GangImpl {
@@ -168,6 +181,13 @@ private:
   void idle(const std::atomic<bool> *Done);
   void wakeSleepers();
   unsigned homeOf() const;
+  /// Runs [Begin, End) through the broadcast slot; false, having done
+  /// nothing, where the slot is taken or the range does not fit it.
+  bool runBroadcast(int64_t Begin, int64_t End, KernelFn Fn, void *Args,
+                    int64_t Grain, unsigned PiecesPerThread, Status &Result);
+  /// Takes and runs pieces of the broadcast job while it has some; returns
+  /// whether it ran any.
+  bool helpBroadcast();
 
   unsigned NumThreads;
   unsigned SpinIterations;
@@ -187,6 +207,30 @@ private:
   std::condition_variable WaiterWake;
   std::atomic<unsigned> SleepingWorkers{0};
   std::atomic<unsigned> SleepingWaiters{0};
+
+  /// The broadcast slot: one job at a time, posted by the thread that holds
+  /// BroadcastBusy. Ticket holds the job's epoch (above TicketPieceBits) and
+  /// the next piece to take. A thread reads the ticket, then the job's
+  /// fields, then takes the piece with a compare-and-swap of the ticket it
+  /// read: the swap fails if the job changed meanwhile (a new epoch), so the
+  /// fields it read belong to the piece it took. They are atomics (relaxed)
+  /// because such a stale read may race with the next job's writes.
+  struct alignas(64) Broadcast {
+    std::atomic<uint64_t> Ticket{0};
+    std::atomic<KernelFn> Fn{nullptr};
+    std::atomic<void *> Args{nullptr};
+    std::atomic<int64_t> Begin{0};
+    std::atomic<int64_t> End{0};
+    std::atomic<int64_t> Piece{0};
+    std::atomic<FailureSink *> Sink{nullptr};
+    std::atomic<uint32_t> Count{0};
+    /// Whether the job may have pieces left: what wakes an idle worker
+    /// (idle()). Written by the poster only.
+    std::atomic<bool> Open{false};
+  } Slot;
+  /// Pieces of the broadcast job not yet reported done.
+  alignas(64) std::atomic<int64_t> SlotLeft{0};
+  alignas(64) std::atomic<bool> BroadcastBusy{false};
 };
 
 } // namespace llq::rt::detail
@@ -195,8 +239,6 @@ using llq::rt::detail::GangImpl;
 
 namespace {
 
-/// The state of one run(): it lives on the caller's stack, which is why
-/// nothing may touch it once Done is set.
 /// What a kernel's llq_rt_report_error and llq_rt_cancelled reach: the
 /// chain it runs for, or a range run inline on the calling thread.
 struct FailureSink {
@@ -229,9 +271,9 @@ struct InlineRun final : FailureSink {
   std::exception_ptr Exception;
 };
 
-struct ChainState final : JobChain, FailureSink {
-  ChainState() = default;
-
+/// A run whose kernels several threads call at once: the first failure is
+/// kept under a lock.
+struct SharedRun : FailureSink {
   /// Keeps the first failure and cancels what has not started.
   void recordFailure(std::string Text, std::exception_ptr Exception) override {
     std::lock_guard<std::mutex> Lock(ErrorMutex);
@@ -240,17 +282,28 @@ struct ChainState final : JobChain, FailureSink {
     Message = std::move(Text);
     FirstException = std::move(Exception);
     // Relaxed: Failed only decides whether to skip work; the message is read
-    // after Done, which the thread that sets Done publishes.
+    // after the run has finished, which publishes it (Done, or the broadcast
+    // slot's count).
     Failed.store(true, std::memory_order_relaxed);
   }
 
-  /// Read after Done, which publishes every failure recorded before it.
+  /// Read after the run has finished.
   Status status() {
     if (!Failed.load(std::memory_order_acquire))
       return Status();
     std::lock_guard<std::mutex> Lock(ErrorMutex);
     return Status::error(Message, FirstException);
   }
+
+  std::mutex ErrorMutex;
+  std::string Message;
+  std::exception_ptr FirstException;
+};
+
+/// The state of one run(): it lives on the caller's stack, which is why
+/// nothing may touch it once Done is set.
+struct ChainState final : JobChain, SharedRun {
+  ChainState() = default;
 
   /// The phase that is running; one slot suffices because the next phase is
   /// created only after the current one has finished (see finishPhase).
@@ -259,10 +312,6 @@ struct ChainState final : JobChain, FailureSink {
   std::optional<Job> Pending;
   bool InOnComplete = false;
   std::atomic<bool> Done{false};
-
-  std::mutex ErrorMutex;
-  std::string Message;
-  std::exception_ptr FirstException;
 };
 
 /// The chain whose kernel or OnComplete this thread is running, for
@@ -358,6 +407,8 @@ void GangImpl::workerMain(unsigned Home) {
   // Relaxed: Stop publishes no data, and there is nothing to drain on the way
   // out because no run() may be in progress when a gang is destroyed.
   while (!Stop.load(std::memory_order_relaxed)) {
+    if (Slot.Open.load(std::memory_order_relaxed) && helpBroadcast())
+      continue;
     if (!runOneTask(Home))
       idle(nullptr);
   }
@@ -374,6 +425,10 @@ Status GangImpl::runRange(int64_t Begin, int64_t End, KernelFn Fn, void *Args,
                           int64_t MinGrain, unsigned PiecesPerThread) {
   if (Fn && runsInline(Begin, End, MinGrain))
     return runOnThisThread(Fn, Begin, End, Args);
+  Status Result;
+  if (Fn && runBroadcast(Begin, End, Fn, Args, MinGrain, PiecesPerThread,
+                         Result))
+    return Result;
   Job J;
   J.Begin = Begin;
   J.End = End;
@@ -404,6 +459,116 @@ Status GangImpl::run(Job First) {
       idle(&Chain.Done);
   }
   return Chain.status();
+}
+
+/// Bits of the broadcast ticket that count pieces; the epoch is above.
+constexpr unsigned TicketPieceBits = 24;
+constexpr uint64_t TicketPieceMask = (uint64_t(1) << TicketPieceBits) - 1;
+
+bool GangImpl::runBroadcast(int64_t Begin, int64_t End, KernelFn Fn,
+                            void *Args, int64_t Grain, unsigned PPT,
+                            Status &Result) {
+  // Only ranges that the queues would cut into pieces (runsInline said no).
+  uint64_t Count = uint64_t(End) - uint64_t(Begin);
+  uint64_t G = uint64_t(std::max<int64_t>(Grain, 1));
+  if (NumThreads == 1 || Count > uint64_t(INT64_MAX) || Count <= G)
+    return false;
+  // The slot holds one job; a call made while it is taken (from another
+  // thread, or from a kernel the slot's job runs) takes the queues.
+  // Acquire: the previous poster's last writes to the slot come first.
+  if (BroadcastBusy.load(std::memory_order_relaxed) ||
+      BroadcastBusy.exchange(true, std::memory_order_acquire))
+    return false;
+  // The pieces launch() would cut.
+  uint64_t Target = uint64_t(NumThreads) * (PPT ? PPT : PiecesPerThread);
+  uint64_t Piece = std::max((Count + Target - 1) / Target, G);
+  Piece = (Piece + G - 1) / G * G;
+  uint64_t Pieces = (Count + Piece - 1) / Piece;
+  if (Pieces >= TicketPieceMask) {
+    BroadcastBusy.store(false, std::memory_order_release);
+    return false;
+  }
+  SharedRun Run;
+  // The new epoch opens closed (no piece to take) before any field
+  // changes; each field's store is a release, and each load of one in
+  // helpBroadcast an acquire. A thread that reads a field of this job with
+  // the ticket of the last one therefore fails its swap: the closed
+  // ticket comes first.
+  uint64_t Epoch = (Slot.Ticket.load(std::memory_order_relaxed) >>
+                    TicketPieceBits) + 1;
+  Slot.Ticket.store(Epoch << TicketPieceBits | TicketPieceMask,
+                    std::memory_order_relaxed);
+  Slot.Fn.store(Fn, std::memory_order_release);
+  Slot.Args.store(Args, std::memory_order_release);
+  Slot.Begin.store(Begin, std::memory_order_release);
+  Slot.End.store(End, std::memory_order_release);
+  Slot.Piece.store(int64_t(Piece), std::memory_order_release);
+  Slot.Sink.store(&Run, std::memory_order_release);
+  Slot.Count.store(uint32_t(Pieces), std::memory_order_release);
+  SlotLeft.store(int64_t(Pieces), std::memory_order_relaxed);
+  // Release: a thread that reads the open ticket reads the fields above.
+  Slot.Ticket.store(Epoch << TicketPieceBits, std::memory_order_release);
+  // seq_cst: half of the sleep handshake in idle(), as QueuedTasks is.
+  Slot.Open.store(true, std::memory_order_seq_cst);
+  wakeSleepers();
+
+  helpBroadcast();
+  // Every piece is taken: idle workers need not look again.
+  Slot.Open.store(false, std::memory_order_relaxed);
+  // Acquire pairs with each thread's release of its pieces: their writes
+  // are visible once the count reads zero. A thread still running a piece
+  // is at work, so the wait spins; while it does, this thread runs queued
+  // pieces, which the piece it waits for may itself wait for.
+  unsigned Home = homeOf();
+  for (unsigned Spins = 0;
+       SlotLeft.load(std::memory_order_acquire) != 0;) {
+    if (runOneTask(Home))
+      continue;
+    if (++Spins < SpinIterations)
+      cpuRelax();
+    else
+      std::this_thread::yield();
+  }
+  // No thread touches Run any more: a late one fails its swap (the epoch
+  // is spent), and the next poster's acquire orders its writes after ours.
+  BroadcastBusy.store(false, std::memory_order_release);
+  Result = Run.status();
+  return true;
+}
+
+bool GangImpl::helpBroadcast() {
+  uint64_t T = Slot.Ticket.load(std::memory_order_acquire);
+  int64_t Ran = 0;
+  while (true) {
+    uint64_t P = T & TicketPieceMask;
+    if (P >= Slot.Count.load(std::memory_order_acquire))
+      break;
+    KernelFn Fn = Slot.Fn.load(std::memory_order_acquire);
+    void *Args = Slot.Args.load(std::memory_order_acquire);
+    int64_t Begin = Slot.Begin.load(std::memory_order_acquire);
+    int64_t End = Slot.End.load(std::memory_order_acquire);
+    int64_t Piece = Slot.Piece.load(std::memory_order_acquire);
+    FailureSink *Sink = Slot.Sink.load(std::memory_order_acquire);
+    // Acquire on failure too: T then is a ticket to start again from, and
+    // may be a new job's, whose fields are read next.
+    if (!Slot.Ticket.compare_exchange_weak(T, T + 1, std::memory_order_acquire,
+                                           std::memory_order_acquire))
+      continue;
+    // The piece is this thread's, and the fields are its job's: the job
+    // cannot change before this thread reports the piece done.
+    int64_t Start = Begin + int64_t(P) * Piece;
+    int64_t Stop = End - Start < Piece ? End : Start + Piece;
+    if (!Sink->Failed.load(std::memory_order_relaxed))
+      callForChain(*Sink, [&] { Fn(Start, Stop, Args); });
+    ++Ran;
+    ++T;
+  }
+  // Release: publishes the pieces' writes to the poster (runBroadcast).
+  // The pieces are reported once, at the end: the job cannot end, nor the
+  // epoch change, before they are.
+  if (Ran)
+    SlotLeft.fetch_sub(Ran, std::memory_order_release);
+  return Ran != 0;
 }
 
 void GangImpl::launch(ChainState &Chain, Job J, unsigned Home) {
@@ -555,6 +720,7 @@ void GangImpl::wakeSleepers() {
 void GangImpl::idle(const std::atomic<bool> *Done) {
   auto HasWork = [&] {
     return QueuedTasks.load(std::memory_order_seq_cst) > 0 ||
+           (!Done && Slot.Open.load(std::memory_order_seq_cst)) ||
            Stop.load(std::memory_order_seq_cst) ||
            (Done && Done->load(std::memory_order_seq_cst));
   };

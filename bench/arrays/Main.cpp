@@ -43,6 +43,8 @@ struct Options {
   unsigned Threads = 0;
   unsigned Reps = 0;
   std::vector<std::string> Ops;
+  /// Only these sizes (log2 of n) of the mode's, where given.
+  std::vector<int> Sizes;
 };
 
 const std::vector<std::string> AllOps = {
@@ -64,6 +66,7 @@ std::vector<std::string> split(const std::string &S) {
   std::fprintf(stderr,
                "usage: llquote_bench_arrays [--smoke|--quick|--full] [--out DIR]\n"
                "       [--threads N] [--reps N] [--ops op,op,...]\n"
+               "       [--sizes k,k,...  (only n = 2^k of the mode's sizes)]\n"
                "operations:");
   for (auto &O : AllOps)
     std::fprintf(stderr, " %s", O.c_str());
@@ -90,6 +93,9 @@ Options parse(int Argc, char **Argv) {
       O.Reps = unsigned(std::stoul(Next()));
     else if (A == "--ops")
       O.Ops = split(Next());
+    else if (A == "--sizes")
+      for (const std::string &K : split(Next()))
+        O.Sizes.push_back(std::stoi(K));
     else
       usage();
   }
@@ -409,6 +415,10 @@ int main(int Argc, char **Argv) {
   int Failures = 0;
   for (const std::string &Op : O.Ops) {
     for (int64_t N : sizesOf(Op, O.Mode)) {
+      if (!O.Sizes.empty() &&
+          std::none_of(O.Sizes.begin(), O.Sizes.end(),
+                       [&](int K) { return K < 62 && N == int64_t(1) << K; }))
+        continue;
       Problem P = makeProblem(Op, N, O.Threads);
       double Bytes = bytesOf(P);
       struct Entry {

@@ -348,10 +348,21 @@ public:
       return E;
     int64_t Cells = N.Sh.size(), Source = N.Kids[1]->Sh.size();
     unsigned Threads = L.backend().parallelism();
-    // A scatter short enough to run on the calling thread alone would pay
-    // an atomic per element for nothing: it goes into one private copy,
-    // merged after, where that copy is no longer than the source.
     int64_t Grain = L.grain(4096);
+    L.Host.assign(Parts + 1, 0);
+    L.Host[Locks] = reinterpret_cast<uintptr_t>(
+        L.scratch(N.Type.isTuple() ? size_t(Cells) : 1));
+    if (rt::Status E = L.run(0, 0, Cells, Grain); !E.ok())
+      return E;
+    // A scatter that the calling thread runs alone, in one call, combines
+    // into the output with plain loads and stores: neither atomics nor a
+    // private copy to merge would buy anything there.
+    if (Source > 0 && L.backend().callsInline(0, Source, Grain))
+      return L.run(4, 0, Source, Grain);
+    // Else, where the output is small beside the source, each thread's
+    // part goes into a private copy, merged after; a short scatter on a
+    // backend that does not say it runs on the calling thread alone takes
+    // one copy where that copy is no longer than the source.
     bool OneThread = Source <= Grain || Threads == 1;
     bool Privatise =
         L.backend().atomics() && !N.Type.isTuple() && Cells > 0 &&
@@ -359,24 +370,25 @@ public:
         (OneThread ? Cells <= Source
                    : Threads > 1 &&
                          Source >= MinSourcePerCell * Cells * int64_t(Threads));
-    L.Host.assign(Parts + 1, 0);
-    L.Host[Locks] = reinterpret_cast<uintptr_t>(
-        L.scratch(N.Type.isTuple() ? size_t(Cells) : 1));
-    if (rt::Status E = L.run(0, 0, Cells, Grain); !E.ok())
-      return E;
     if (!Privatise)
       return L.run(1, 0, Source, Grain);
     int64_t Len = OneThread ? Source : (Source + Threads - 1) / Threads;
     int64_t NumParts = (Source + Len - 1) / Len;
-    size_t Bytes = rt::byteSize(N.Type.field(0));
+    int64_t Bytes = int64_t(rt::byteSize(N.Type.field(0)));
+    // Copies PartAlignBytes apart (in cells, also for the reached bytes).
+    int64_t Stride = Cells;
+    if (NumParts > 1) {
+      int64_t Align = std::max<int64_t>(1, PartAlignBytes / Bytes);
+      Stride = (Cells + Align - 1) / Align * Align;
+    }
     // Pieces of at least Len indices start Len or more apart, so no two
     // share a part (their first index over Len).
     L.Host[Private] = reinterpret_cast<uintptr_t>(
-        L.scratch(size_t(NumParts * Cells) * Bytes));
+        L.scratch(size_t(NumParts * Stride * Bytes)));
     if (!N.Code[0])
       L.Host[Reached] =
-          reinterpret_cast<uintptr_t>(L.scratch(size_t(NumParts * Cells)));
-    L.Host[OutSize] = uint64_t(Cells);
+          reinterpret_cast<uintptr_t>(L.scratch(size_t(NumParts * Stride)));
+    L.Host[PartStride] = uint64_t(Stride);
     L.Host[PartLen] = uint64_t(Len);
     L.Host[Parts] = uint64_t(NumParts);
     if (rt::Status E = L.run(2, 0, Source, Len); !E.ok())

@@ -61,9 +61,15 @@ constexpr int64_t ScanNonTemporalBytes = 16 << 20;
 
 namespace permute {
 /// Host slots of the kernel: the tuple path's lock bytes; the private
-/// copies, their reached-bytes, the output's size, a part's length and the
-/// number of parts.
-enum HostSlot : unsigned { Locks, Private, Reached, OutSize, PartLen, Parts };
+/// copies, their reached-bytes, the cells from one part's copy to the
+/// next, a part's length and the number of parts.
+enum HostSlot : unsigned { Locks, Private, Reached, PartStride, PartLen, Parts };
+
+/// Each part's copy starts a multiple of this many bytes from the first:
+/// two cores that scatter into copies on one 4 KiB page slow each other
+/// down, one of them about twofold (a 256-bin histogram on a 2-core EPYC;
+/// docs/Skeletons.md).
+constexpr int64_t PartAlignBytes = 4096;
 
 /// The output is privatised when it has at most this many cells...
 constexpr int64_t MaxPrivateCells = 1 << 16;

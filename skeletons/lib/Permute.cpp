@@ -1,6 +1,6 @@
 //===- Permute.cpp - permute: scatter with a combining function -----------===//
 //
-// Two phases. `init` writes the defaults (fused) into the output; `scatter`
+// Two phases at heart. `init` writes the defaults (fused) into the output; `scatter`
 // runs over the source, projects each index to a target, drops a target
 // outside the output's shape, and combines the element into the target:
 //   - with one atomicrmw when the function is one (add, fadd, and, or, xor,
@@ -22,9 +22,14 @@
 // the copies start as zeros (scratch memory is zero-filled) and need no
 // reached bytes: each element is a load, the operation and a store, and an
 // unreached cell combines zero into the output, which leaves it as it was.
-// A scatter that runs on one thread (short enough for the calling thread,
-// or a gang of one) takes the same two phases with a single part, where
-// the copy is no longer than the source: atomics would only cost there.
+// The copies start 4 KiB apart (PartAlignBytes): two cores scattering into
+// one page slow each other down.
+// A scatter that the backend runs on the calling thread alone, in one call
+// (Executor::callsInline: a short one, or any on a gang of one), takes a
+// fifth phase, `direct`: a plain read-combine-write into the output, as the
+// sequential backend's `scatter` is. A backend that does not say so (a
+// wrapper) takes the private copy, with a single part, where that copy is
+// no longer than the source: atomics would only cost there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +62,17 @@ entry:
     $instrs:target
     if %inside {
       $instrs:combine
+    }
+  }
+  ret void
+}
+
+define internal void @body.direct(i64 %lo, i64 %hi, $params:params) alwaysinline {
+entry:
+  for i64 %i in %lo to %hi {
+    $instrs:target
+    if %inside {
+      $instrs:direct
     }
   }
   ret void
@@ -205,7 +221,7 @@ const Template Unlock = LLQ_HYGIENIC_INSTRS(R"(
 /// (with the bytes that say a cell was reached).
 const Template PrivateSetup = LLQ_INSTRS(R"(
   %part = sdiv i64 %lo, $opr:partlen
-  %pfirst = mul i64 %part, $opr:outsize
+  %pfirst = mul i64 %part, $opr:stride
   %pcopy = getelementptr $type:mem, ptr $opr:private, i64 %pfirst
 )");
 const Template PrivateReached = LLQ_INSTRS(R"(
@@ -229,7 +245,7 @@ const Template MergeSetup = LLQ_INSTRS(R"(
   %parts = i64 $opr:parts
 )");
 const Template MergeCell = LLQ_INSTRS(R"(
-  %mfirst = mul i64 %part, $opr:outsize
+  %mfirst = mul i64 %part, $opr:stride
   %mcell = add i64 %mfirst, %i
 )");
 const Template MergeIfReached = LLQ_INSTRS(R"(
@@ -286,6 +302,9 @@ public:
       Operand New = G.call(Combine, {{T, "x"}, {T, Old}}, C);
       G.store(N.Type, Bufs, New, TL, C);
     };
+    // The calling thread alone: a plain read-combine-write of the output.
+    Code Direct;
+    CombineInto(G.outBuffers(0, N.Type), Direct);
     const Template *Atomic = atomicCombine(Combine.impl().AtomicOp);
     if (!G.atomics()) {
       CombineInto(Out, Comb);
@@ -322,7 +341,7 @@ public:
       bool Zero = N.Code[0] != 0;
       G.code(PSetup, PrivateSetup,
              {{"partlen", G.hostInt(PartLen)},
-              {"outsize", G.hostInt(OutSize)},
+              {"stride", G.hostInt(PartStride)},
               {"mem", G.memType(N.Type.field(0))},
               {"private", G.hostPtr(Private)}},
              {"part", "pfirst", "pcopy"});
@@ -342,7 +361,7 @@ public:
       }
 
       G.code(MSetup, MergeSetup, {{"parts", G.hostInt(Parts)}}, {"parts"});
-      G.code(MComb, MergeCell, {{"outsize", G.hostInt(OutSize)}},
+      G.code(MComb, MergeCell, {{"stride", G.hostInt(PartStride)}},
              {"mfirst", "mcell"});
       std::vector<Operand> All = {G.hostPtr(Private)};
       std::vector<Operand> Outs = G.outBuffers(0, N.Type);
@@ -368,8 +387,9 @@ public:
                           {"psetup", PSetup},
                           {"pcombine", PComb},
                           {"msetup", MSetup},
-                          {"mcombine", MComb}},
-                         {"init", "scatter", "private", "merge"}, Ctx);
+                          {"mcombine", MComb},
+                          {"direct", Direct}},
+                         {"init", "scatter", "private", "merge", "direct"}, Ctx);
   }
 
 };
