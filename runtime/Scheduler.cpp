@@ -13,9 +13,9 @@
 //
 // A range of one phase (parallelFor) takes a shorter road when no other
 // parallelFor of the gang is using it: it is posted in the gang's one
-// broadcast slot (see runBroadcast), where every thread takes pieces by
-// a compare-and-swap on one ticket and each thread reports its pieces done
-// with one subtraction. That is what an OpenMP `parallel for` costs (a few
+// broadcast slot (see runBroadcast), where each thread takes pieces, those
+// of its own block first, by a compare-and-swap on the block's ticket, and
+// reports them done with one subtraction. That is what an OpenMP `parallel for` costs (a few
 // cache lines passed between cores); the queues' road costs a lock and two
 // shared counters per piece, and stays for chains, nested calls and calls
 // made while the slot is taken.
@@ -185,9 +185,14 @@ private:
   /// nothing, where the slot is taken or the range does not fit it.
   bool runBroadcast(int64_t Begin, int64_t End, KernelFn Fn, void *Args,
                     int64_t Grain, unsigned PiecesPerThread, Status &Result);
-  /// Takes and runs pieces of the broadcast job while it has some; returns
-  /// whether it ran any.
-  bool helpBroadcast();
+  /// Takes and runs pieces of the broadcast job while it has some, those
+  /// of block Home first; returns whether it ran any.
+  bool helpBroadcast(unsigned Home);
+  /// The first piece of block B of a broadcast job of Pieces pieces (B up
+  /// to NumThreads, whose start is the end).
+  uint64_t blockStart(uint64_t Pieces, unsigned B) const {
+    return Pieces * B / NumThreads;
+  }
 
   unsigned NumThreads;
   unsigned SpinIterations;
@@ -209,14 +214,19 @@ private:
   std::atomic<unsigned> SleepingWaiters{0};
 
   /// The broadcast slot: one job at a time, posted by the thread that holds
-  /// BroadcastBusy. Ticket holds the job's epoch (above TicketPieceBits) and
-  /// the next piece to take. A thread reads the ticket, then the job's
-  /// fields, then takes the piece with a compare-and-swap of the ticket it
-  /// read: the swap fails if the job changed meanwhile (a new epoch), so the
-  /// fields it read belong to the piece it took. They are atomics (relaxed)
-  /// because such a stale read may race with the next job's writes.
+  /// BroadcastBusy. Its pieces are cut into NumThreads contiguous blocks,
+  /// and block B's ticket (Tickets[B]) holds the job's epoch (above
+  /// TicketPieceBits) and the next piece of the block to take. Each thread
+  /// takes the pieces of its own block first (block 0 the caller's), so
+  /// that a range run again and again is cut the same way and each thread
+  /// finds its part in its own caches, as an OpenMP static schedule does;
+  /// then it takes what is left of the others'. A thread reads a ticket,
+  /// then the job's fields, then takes the piece with a compare-and-swap
+  /// of the ticket it read: the swap fails if the job changed meanwhile (a
+  /// new epoch), so the fields it read belong to the piece it took. They
+  /// are atomics because such a stale read may race with the next job's
+  /// writes.
   struct alignas(64) Broadcast {
-    std::atomic<uint64_t> Ticket{0};
     std::atomic<KernelFn> Fn{nullptr};
     std::atomic<void *> Args{nullptr};
     std::atomic<int64_t> Begin{0};
@@ -228,6 +238,10 @@ private:
     /// (idle()). Written by the poster only.
     std::atomic<bool> Open{false};
   } Slot;
+  struct alignas(64) Ticket {
+    std::atomic<uint64_t> Word{0};
+  };
+  std::unique_ptr<Ticket[]> Tickets;
   /// Pieces of the broadcast job not yet reported done.
   alignas(64) std::atomic<int64_t> SlotLeft{0};
   alignas(64) std::atomic<bool> BroadcastBusy{false};
@@ -369,7 +383,7 @@ GangImpl::GangImpl(const GangOptions &Options)
                                     : Gang::defaultNumThreads()),
       SpinIterations(Options.SpinIterations),
       PiecesPerThread(std::max(1u, Options.PiecesPerThread)),
-      Queues(new TaskQueue[NumThreads]) {
+      Queues(new TaskQueue[NumThreads]), Tickets(new Ticket[NumThreads]) {
   Workers.reserve(NumThreads - 1);
   try {
     for (unsigned I = 1; I < NumThreads; ++I)
@@ -407,7 +421,7 @@ void GangImpl::workerMain(unsigned Home) {
   // Relaxed: Stop publishes no data, and there is nothing to drain on the way
   // out because no run() may be in progress when a gang is destroyed.
   while (!Stop.load(std::memory_order_relaxed)) {
-    if (Slot.Open.load(std::memory_order_relaxed) && helpBroadcast())
+    if (Slot.Open.load(std::memory_order_relaxed) && helpBroadcast(Home))
       continue;
     if (!runOneTask(Home))
       idle(nullptr);
@@ -492,12 +506,13 @@ bool GangImpl::runBroadcast(int64_t Begin, int64_t End, KernelFn Fn,
   // The new epoch opens closed (no piece to take) before any field
   // changes; each field's store is a release, and each load of one in
   // helpBroadcast an acquire. A thread that reads a field of this job with
-  // the ticket of the last one therefore fails its swap: the closed
-  // ticket comes first.
-  uint64_t Epoch = (Slot.Ticket.load(std::memory_order_relaxed) >>
+  // a ticket of the last one therefore fails its swap: the closed ticket
+  // comes first.
+  uint64_t Epoch = (Tickets[0].Word.load(std::memory_order_relaxed) >>
                     TicketPieceBits) + 1;
-  Slot.Ticket.store(Epoch << TicketPieceBits | TicketPieceMask,
-                    std::memory_order_relaxed);
+  for (unsigned B = 0; B < NumThreads; ++B)
+    Tickets[B].Word.store(Epoch << TicketPieceBits | TicketPieceMask,
+                          std::memory_order_relaxed);
   Slot.Fn.store(Fn, std::memory_order_release);
   Slot.Args.store(Args, std::memory_order_release);
   Slot.Begin.store(Begin, std::memory_order_release);
@@ -506,20 +521,22 @@ bool GangImpl::runBroadcast(int64_t Begin, int64_t End, KernelFn Fn,
   Slot.Sink.store(&Run, std::memory_order_release);
   Slot.Count.store(uint32_t(Pieces), std::memory_order_release);
   SlotLeft.store(int64_t(Pieces), std::memory_order_relaxed);
-  // Release: a thread that reads the open ticket reads the fields above.
-  Slot.Ticket.store(Epoch << TicketPieceBits, std::memory_order_release);
+  // Release: a thread that reads an open ticket reads the fields above.
+  for (unsigned B = 0; B < NumThreads; ++B)
+    Tickets[B].Word.store(Epoch << TicketPieceBits | blockStart(Pieces, B),
+                          std::memory_order_release);
   // seq_cst: half of the sleep handshake in idle(), as QueuedTasks is.
   Slot.Open.store(true, std::memory_order_seq_cst);
   wakeSleepers();
 
-  helpBroadcast();
+  unsigned Home = homeOf();
+  helpBroadcast(Home);
   // Every piece is taken: idle workers need not look again.
   Slot.Open.store(false, std::memory_order_relaxed);
   // Acquire pairs with each thread's release of its pieces: their writes
   // are visible once the count reads zero. A thread still running a piece
   // is at work, so the wait spins; while it does, this thread runs queued
   // pieces, which the piece it waits for may itself wait for.
-  unsigned Home = homeOf();
   for (unsigned Spins = 0;
        SlotLeft.load(std::memory_order_acquire) != 0;) {
     if (runOneTask(Home))
@@ -536,32 +553,37 @@ bool GangImpl::runBroadcast(int64_t Begin, int64_t End, KernelFn Fn,
   return true;
 }
 
-bool GangImpl::helpBroadcast() {
-  uint64_t T = Slot.Ticket.load(std::memory_order_acquire);
+bool GangImpl::helpBroadcast(unsigned Home) {
   int64_t Ran = 0;
-  while (true) {
-    uint64_t P = T & TicketPieceMask;
-    if (P >= Slot.Count.load(std::memory_order_acquire))
-      break;
-    KernelFn Fn = Slot.Fn.load(std::memory_order_acquire);
-    void *Args = Slot.Args.load(std::memory_order_acquire);
-    int64_t Begin = Slot.Begin.load(std::memory_order_acquire);
-    int64_t End = Slot.End.load(std::memory_order_acquire);
-    int64_t Piece = Slot.Piece.load(std::memory_order_acquire);
-    FailureSink *Sink = Slot.Sink.load(std::memory_order_acquire);
-    // Acquire on failure too: T then is a ticket to start again from, and
-    // may be a new job's, whose fields are read next.
-    if (!Slot.Ticket.compare_exchange_weak(T, T + 1, std::memory_order_acquire,
-                                           std::memory_order_acquire))
-      continue;
-    // The piece is this thread's, and the fields are its job's: the job
-    // cannot change before this thread reports the piece done.
-    int64_t Start = Begin + int64_t(P) * Piece;
-    int64_t Stop = End - Start < Piece ? End : Start + Piece;
-    if (!Sink->Failed.load(std::memory_order_relaxed))
-      callForChain(*Sink, [&] { Fn(Start, Stop, Args); });
-    ++Ran;
-    ++T;
+  for (unsigned K = 0; K < NumThreads; ++K) {
+    unsigned B = (Home + K) % NumThreads;
+    std::atomic<uint64_t> &Word = Tickets[B].Word;
+    uint64_t T = Word.load(std::memory_order_acquire);
+    while (true) {
+      uint64_t P = T & TicketPieceMask;
+      // A closed ticket's piece is past every block's end.
+      if (P >= blockStart(Slot.Count.load(std::memory_order_acquire), B + 1))
+        break;
+      KernelFn Fn = Slot.Fn.load(std::memory_order_acquire);
+      void *Args = Slot.Args.load(std::memory_order_acquire);
+      int64_t Begin = Slot.Begin.load(std::memory_order_acquire);
+      int64_t End = Slot.End.load(std::memory_order_acquire);
+      int64_t Piece = Slot.Piece.load(std::memory_order_acquire);
+      FailureSink *Sink = Slot.Sink.load(std::memory_order_acquire);
+      // Acquire on failure too: T then is a ticket to start again from,
+      // and may be a new job's, whose fields are read next.
+      if (!Word.compare_exchange_weak(T, T + 1, std::memory_order_acquire,
+                                      std::memory_order_acquire))
+        continue;
+      // The piece is this thread's, and the fields are its job's: the job
+      // cannot change before this thread reports the piece done.
+      int64_t Start = Begin + int64_t(P) * Piece;
+      int64_t Stop = End - Start < Piece ? End : Start + Piece;
+      if (!Sink->Failed.load(std::memory_order_relaxed))
+        callForChain(*Sink, [&] { Fn(Start, Stop, Args); });
+      ++Ran;
+      ++T;
+    }
   }
   // Release: publishes the pieces' writes to the poster (runBroadcast).
   // The pieces are reported once, at the end: the job cannot end, nor the

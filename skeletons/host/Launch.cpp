@@ -268,6 +268,15 @@ rt::Status LaunchRecord::repeat(const Kernel &K, Executor &B,
       std::memset(Mem.get(), 0, Bytes);
   if (FaultWord)
     *FaultWord = -1;
+  for (const SegmentRead &S : Segments) {
+    const rt::Array &A = Nodes ? *(*Nodes)[S.NodeIx]->Data : *S.Fixed;
+    // Lengths that no longer fit: the launcher says how (the operation's
+    // name is not kept here).
+    if (!readSegments("", A, S.Inner, S.AllowEmpty, S.Offs, S.Lens).ok()) {
+      Faulted = true;
+      return rt::Status();
+    }
+  }
   for (const Pointer &P : Pointers) {
     const rt::Array &A =
         P.Output >= 0 ? *Outs[P.Output] : *(*Nodes)[P.NodeIx]->Data;
@@ -323,9 +332,30 @@ rt::Status llq::detail::segmentsOf(Launch &L, const Node &S, int64_t Inner,
                                     bool AllowEmpty, int64_t *&Offs,
                                     int64_t *&Lens) {
   int64_t NSeg = S.Sh.size();
-  Offs = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
-  Lens = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8));
-  return readSegments(L.root().Name, *S.Data, Inner, AllowEmpty, Offs, Lens);
+  // readSegments writes every offset and length before a kernel reads it.
+  Offs = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8, /*Zero=*/false));
+  Lens = static_cast<int64_t *>(L.scratch(size_t(NSeg) * 8, /*Zero=*/false));
+  if (rt::Status St = readSegments(L.root().Name, *S.Data, Inner, AllowEmpty,
+                                   Offs, Lens);
+      !St.ok())
+    return St;
+  L.recordSegments(S, Inner, AllowEmpty, Offs, Lens);
+  return rt::Status();
+}
+
+void Launch::recordSegments(const Node &Segs, int64_t Inner, bool AllowEmpty,
+                            int64_t *Offs, int64_t *Lens) {
+  if (!Recording)
+    return;
+  auto At = std::find(Nodes.begin(), Nodes.end(), &Segs);
+  if (At == Nodes.end() || !Segs.Data) {
+    Unrecordable = true;
+    return;
+  }
+  if (!Rec)
+    Rec = std::make_unique<LaunchRecord>();
+  Rec->Segments.push_back({uint32_t(At - Nodes.begin()), Segs.Data.get(),
+                           Inner, AllowEmpty, Offs, Lens});
 }
 
 

@@ -150,18 +150,22 @@ public:
 };
 
 /// The segments a piece of a segmented operation takes at least: as many
-/// as hold the elements of an element-wise piece (Launch::grain), from
-/// their mean length (Inner elements in NSeg segments), so that a few
-/// segments of a small array run on the calling thread as a map of their
-/// elements would, and long ones are still shared; at least 16.
+/// as hold the elements of a piece of a quarter of an element-wise one
+/// (Launch::grain), from their mean length (Inner elements in NSeg
+/// segments), so that a few segments of a small array run on the calling
+/// thread, and long ones are still shared; at least 16. A segment's
+/// elements are a chain of dependent combinations, which cost about 4
+/// times a map's element (a sum of 2^14 floats in segments of 64 runs on
+/// 2 threads, 0.7x OpenMP's on one).
 static int64_t segmentGrain(const Launch &L, int64_t Inner, int64_t NSeg) {
   int64_t Mean = std::max<int64_t>(1, Inner / std::max<int64_t>(NSeg, 1));
-  return std::max<int64_t>(16, L.grain(4096) / Mean);
+  return std::max<int64_t>(16, L.grain(1024) / Mean);
 }
 
 class FoldSegLauncher final : public Launcher {
 public:
   const char *name() const override { return "foldSeg"; }
+  bool repeatable() const override { return true; }
 
   /// The outer extents of the array, and one result per segment.
   rt::Status reshape(Node &N) const override {
@@ -196,6 +200,7 @@ class ScanSegLauncher final : public Launcher {
 public:
   explicit ScanSegLauncher(bool Left) : Left(Left) {}
   const char *name() const override { return Left ? "scanlSeg" : "scanrSeg"; }
+  bool repeatable() const override { return true; }
 
   /// The array's shape, each segment one longer (its seed).
   rt::Status reshape(Node &N) const override {
@@ -349,6 +354,11 @@ public:
     int64_t Cells = N.Sh.size(), Source = N.Kids[1]->Sh.size();
     unsigned Threads = L.backend().parallelism();
     int64_t Grain = L.grain(4096);
+    // A scattered element costs a dependent load and store besides its
+    // projection, some 8 times a map's element: its ranges are shared
+    // from an eighth of the length (a 256-bin histogram of 2^14 elements
+    // runs on 2 threads, 0.7x OpenMP's on one).
+    int64_t ScatterGrain = L.grain(512);
     L.Host.assign(Parts + 1, 0);
     L.Host[Locks] = reinterpret_cast<uintptr_t>(
         L.scratch(N.Type.isTuple() ? size_t(Cells) : 1));
@@ -357,13 +367,13 @@ public:
     // A scatter that the calling thread runs alone, in one call, combines
     // into the output with plain loads and stores: neither atomics nor a
     // private copy to merge would buy anything there.
-    if (Source > 0 && L.backend().callsInline(0, Source, Grain))
-      return L.run(4, 0, Source, Grain);
+    if (Source > 0 && L.backend().callsInline(0, Source, ScatterGrain))
+      return L.run(4, 0, Source, ScatterGrain);
     // Else, where the output is small beside the source, each thread's
     // part goes into a private copy, merged after; a short scatter on a
     // backend that does not say it runs on the calling thread alone takes
     // one copy where that copy is no longer than the source.
-    bool OneThread = Source <= Grain || Threads == 1;
+    bool OneThread = Source <= ScatterGrain || Threads == 1;
     bool Privatise =
         L.backend().atomics() && !N.Type.isTuple() && Cells > 0 &&
         Cells <= MaxPrivateCells &&
@@ -371,7 +381,7 @@ public:
                    : Threads > 1 &&
                          Source >= MinSourcePerCell * Cells * int64_t(Threads));
     if (!Privatise)
-      return L.run(1, 0, Source, Grain);
+      return L.run(1, 0, Source, ScatterGrain);
     int64_t Len = OneThread ? Source : (Source + Threads - 1) / Threads;
     int64_t NumParts = (Source + Len - 1) / Len;
     int64_t Bytes = int64_t(rt::byteSize(N.Type.field(0)));

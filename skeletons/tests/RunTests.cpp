@@ -576,6 +576,57 @@ TEST_CASE("bind: several kernels and their intermediates; what cannot repeat sti
                        ArrayError);
 }
 
+TEST_CASE("a segmented operation repeated reads its segment lengths as they are now") {
+  Runtime &R = cpu();
+  Array<int32_t> X = fromVector(iota(4096));
+  // 64 segments; their lengths change from call to call, their number not.
+  Array<int32_t> Segs = fromVector(std::vector<int32_t>(64, 64));
+  auto Relength = [&](int Round) {
+    int32_t *L = dataOf(Segs);
+    int32_t Left = 4096;
+    for (int I = 0; I < 63; ++I) {
+      L[I] = (I * 5 + Round * 11) % 97 + (Round % 2 ? 0 : 1); // some empty
+      Left -= L[I];
+    }
+    L[63] = Left;
+  };
+  for (bool Scan : {false, true}) {
+    CAPTURE(Scan);
+    auto Build = [&] {
+      return Scan ? scanlSeg(addFn(), int32_t(2), X, Segs)
+                  : foldSeg(addFn(), int32_t(2), X, Segs);
+    };
+    Acc E = Build();
+    Prepared P = R.prepare(E);
+    Array<> Out = P();
+    Bound Call = P.bind(Out);
+    CHECK(Call.repeatsLaunches());
+    for (int Round = 0; Round < 6; ++Round) {
+      CAPTURE(Round);
+      Relength(Round);
+      scramble(X, Round);
+      std::vector<int32_t> Want = R.run<int32_t>(Build()).toVector();
+      CHECK(R.run<int32_t>(E).toVector() == Want);
+      Call();
+      CHECK(Out.as<int32_t>().toVector() == Want);
+    }
+    // Lengths that no longer add up: the error of a first run, from each.
+    dataOf(Segs)[0] += 1;
+    std::string First = messageOf([&] { R.run(Build()); });
+    CHECK(First.find("the segments add up to 4097") != std::string::npos);
+    CHECK(messageOf([&] { R.run(E); }) == First);
+    CHECK(messageOf([&] { Call(); }) == First);
+    dataOf(Segs)[0] = -1;
+    First = messageOf([&] { R.run(Build()); });
+    CHECK(First.find("segment 0 has length -1") != std::string::npos);
+    CHECK(messageOf([&] { Call(); }) == First);
+    CHECK(messageOf([&] { R.run(E); }) == First);
+    Relength(0);
+    Call();
+    CHECK(Out.as<int32_t>().toVector() == R.run<int32_t>(Build()).toVector());
+  }
+}
+
 TEST_CASE("bind: mistakes are errors that say what was expected") {
   Runtime &R = cpu();
   Array<int32_t> X = fromVector(iota(10));

@@ -181,8 +181,21 @@ struct LaunchRecord {
     uint32_t Call = 0, Slot = 0, NodeIx = 0, Field = 0;
     int32_t Output = -1;
   };
+  /// Segment lengths the launcher read on the host (segmentsOf), into
+  /// offsets and lengths in its scratch memory: read again before each
+  /// repeat, from the array node NodeIx holds then, or, for a record bound
+  /// to its arrays for good (repeat's Nodes null), from Fixed, the array
+  /// it was recorded with.
+  struct SegmentRead {
+    uint32_t NodeIx = 0;
+    const rt::Array *Fixed = nullptr;
+    int64_t Inner = 0;
+    bool AllowEmpty = false;
+    int64_t *Offs = nullptr, *Lens = nullptr;
+  };
   std::vector<Call> Calls;
   std::vector<Pointer> Pointers;
+  std::vector<SegmentRead> Segments;
   /// The outputs, as the launcher allocated them.
   std::vector<std::pair<ElemType, Shape>> Outputs;
   /// The launch's scratch memory, and the bytes of it filled with zeros
@@ -196,8 +209,9 @@ struct LaunchRecord {
   /// calls were recorded, into Outs, one array of each of Outputs; with no
   /// Pointers (a record bound to its arrays for good), on the arrays it was
   /// recorded with, and Nodes and Outs may be null. A kernel that reports a
-  /// fault sets Faulted (the launch is then to be run again through its
-  /// launcher, which describes the fault).
+  /// fault, or segment lengths that no longer fit (readSegments), set
+  /// Faulted: the launch is then to be run again through its launcher,
+  /// which describes the fault.
   rt::Status repeat(const Kernel &K, Executor &B,
                     const std::vector<const Node *> *Nodes,
                     const std::shared_ptr<rt::Array> *Outs, bool &Faulted);
@@ -266,6 +280,10 @@ public:
   /// more than MaxScratchBytes of scratch memory, which the record would
   /// keep alive).
   std::unique_ptr<LaunchRecord> record(size_t MaxScratchBytes);
+  /// Notes, while Recording, that the launcher read segment lengths from
+  /// the array node Segs holds into Offs and Lens (segmentsOf).
+  void recordSegments(const Node &Segs, int64_t Inner, bool AllowEmpty,
+                      int64_t *Offs, int64_t *Lens);
 
 private:
   void recordCall(unsigned Phase, int64_t Begin, int64_t End, int64_t Grain,
@@ -313,11 +331,12 @@ public:
   /// and runs the kernel's phases.
   virtual rt::Status launch(Launch &L) const = 0;
   /// Whether what launch() does depends on the shapes of the tree and the
-  /// backend alone, never on the contents of an array (segment lengths, a
-  /// count read back), and its kernels ask of their scratch memory only
-  /// that it be zero-filled (or, scratch(Bytes, false), nothing): a runtime
-  /// may then record a launch (LaunchRecord) and run it again, on arrays of
-  /// the same shapes, without calling launch().
+  /// backend alone, never on the contents of an array (a count read back)
+  /// but segment lengths read through segmentsOf, which a record reads
+  /// again; and its kernels ask of their scratch memory only that it be
+  /// zero-filled (or, scratch(Bytes, false), nothing): a runtime may then
+  /// record a launch (LaunchRecord) and run it again, on arrays of the same
+  /// shapes, without calling launch().
   virtual bool repeatable() const { return false; }
   /// Sets the consumer N's shape and output shapes from its kids' (already
   /// set), for a run on arrays of other extents than the tree was built
@@ -356,7 +375,8 @@ int64_t chunksFor(int64_t N, unsigned Threads, int64_t MinChunk);
 rt::Status readSegments(const char *Name, const rt::Array &S, int64_t Inner,
                          bool AllowEmpty, int64_t *Offs, int64_t *Lens);
 /// readSegments of the manifest segment descriptor Segs of L's operation,
-/// into scratch offsets and lengths.
+/// into scratch offsets and lengths; a recorded launch reads them again
+/// each time it is repeated.
 rt::Status segmentsOf(Launch &L, const Node &Segs, int64_t Inner,
                        bool AllowEmpty, int64_t *&Offs, int64_t *&Lens);
 
