@@ -97,8 +97,10 @@ int64_t Launch::grain(int64_t HostGrain) const {
     return B.grain(std::min<int64_t>(HostGrain, 16));
   int64_t Scaled = HostGrain * 24 / std::max<int64_t>(K.Weight, 3);
   Scaled = std::clamp<int64_t>(Scaled, std::max<int64_t>(HostGrain / 16, 64),
-                               HostGrain * 8);
-  return B.grain(Scaled / 64 * 64);
+                               HostGrain * 4);
+  // A power of two: the power-of-two ranges that arrays mostly have then
+  // split into pieces of one length, as many for each thread.
+  return B.grain(int64_t(1) << (63 - __builtin_clzll(uint64_t(Scaled))));
 }
 
 rt::Status Launch::output(const ElemType &T, const Shape &Sh) {
@@ -230,12 +232,13 @@ void Launch::recordCall(unsigned Phase, int64_t Begin, int64_t End,
   if (!Rec)
     Rec = std::make_unique<LaunchRecord>();
   auto Call = uint32_t(Rec->Calls.size());
-  Rec->Calls.push_back({Phase, Begin, End, Grain,
-                        std::vector<uint64_t>(Args, Args + K.Slots.size()),
-                        B.callsInline(Begin, End, Grain) &&
+  rt::KernelFn Direct = B.callsInline(Begin, End, Grain) &&
                                 Phase < K.Phases.size()
                             ? K.Phases[Phase]
-                            : nullptr});
+                            : nullptr;
+  Rec->Calls.push_back({Phase, Begin, End, Grain,
+                        std::vector<uint64_t>(Args, Args + K.Slots.size()),
+                        Direct, Direct && !K.CallsScheduler});
   for (size_t I = 0; I < K.Slots.size(); ++I) {
     const SlotSpec &S = K.Slots[I];
     if (S.K == SlotSpec::Buffer)
@@ -283,7 +286,9 @@ rt::Status LaunchRecord::repeat(const Kernel &K, Executor &B,
     Calls[P.Call].Args[P.Slot] = reinterpret_cast<uintptr_t>(A.data(P.Field));
   }
   for (Call &C : Calls) {
-    if (rt::Status St =
+    if (C.Bare) {
+      C.Direct(C.Begin, C.End, C.Args.data());
+    } else if (rt::Status St =
             C.Direct ? rt::runOnThisThread(C.Direct, C.Begin, C.End,
                                            C.Args.data())
                      : B.launch(K, C.Phase, C.Begin, C.End, C.Args.data(),

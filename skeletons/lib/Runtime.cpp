@@ -601,6 +601,10 @@ RuntimeImpl::kernelFor(const Node &Root) {
   K->Name = Name;
   K->Slots = G.slots();
   weighFunctions(**M, G, *K);
+  // Kernels report faults through their fault word; only a scalar
+  // function that calls the scheduler itself needs a failure sink.
+  K->CallsScheduler = (*M)->getFunction("llq_rt_report_error") ||
+                      (*M)->getFunction("llq_rt_cancelled");
   K->FnHashes = G.functionHashes();
   K->DescribeFault = &describeFault;
   std::string How;

@@ -89,6 +89,11 @@ struct Kernel {
   std::string (*DescribeFault)(const Launch &L, int64_t Code) = nullptr;
   /// Whether the backend loaded the code from its disk cache.
   bool FromDisk = false;
+  /// Whether its code may call llq_rt_report_error or llq_rt_cancelled (a
+  /// scalar function may): a range called directly must then be called
+  /// through rt::runOnThisThread, which gives those a failure sink. True
+  /// unless whoever made the kernel knows better.
+  bool CallsScheduler = true;
   size_t numPhases() const { return std::max(Phases.size(), Device.size()); }
 };
 
@@ -172,8 +177,11 @@ struct LaunchRecord {
     int64_t Begin = 0, End = 0, Grain = 0;
     std::vector<uint64_t> Args;
     /// The phase's entry point, where the backend would only call it on
-    /// the calling thread (Executor::callsInline): called directly.
+    /// the calling thread (Executor::callsInline): called directly, and
+    /// bare (not through rt::runOnThisThread) where the kernel never calls
+    /// the scheduler (Kernel::CallsScheduler).
     rt::KernelFn Direct = nullptr;
+    bool Bare = false;
   };
   /// A slot of call Call that holds field Field of output Output's storage,
   /// or, with Output -1, of the array node NodeIx (preorder) holds.
@@ -246,11 +254,11 @@ public:
   /// The smallest piece of an element-wise phase that a thread takes, and
   /// the longest range run on the calling thread alone. HostGrain is the
   /// skeleton's for elements of 24 instructions; the kernel's weight
-  /// scales it (Kernel::Weight), from 8 times it for the cheapest
-  /// elements (a map of 2 instructions and a ret: 32768 for 4096, below
-  /// which the gang's launch, 1 to 2 us, costs more than sharing the range
-  /// saves) down to 1/16 of it, at least 64, for costly ones, in multiples
-  /// of 64.
+  /// scales it (Kernel::Weight), from 4 times it for the cheapest
+  /// elements (a map of 2 instructions and a ret: 16384 for 4096, below
+  /// which the gang's launch, 0.7 to 0.9 us, costs more than sharing the
+  /// range saves) down to 1/16 of it, at least 64, for costly ones, rounded
+  /// down to a power of two, so that a power-of-two range splits evenly.
   /// 16 where the kernel's functions loop, so that a few thousand costly
   /// elements are still shared among the threads; the backend's own grain
   /// on a GPU. docs/Skeletons.md gives the measurements.
