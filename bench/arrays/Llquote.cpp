@@ -270,8 +270,12 @@ std::optional<Impl> make(const Problem &P, Runtime &R, bool Bind) {
     if (P.A != 2.5f)
       return std::nullopt;
     // As Accelerate writes it: zipWith (+) (map (a *) x) y, the map fused.
-    auto Scale = LLQ_FN("float (float %x)", "%r = fmul float 2.5, %x");
-    E = zipWith(AddF, map(Scale, wrap({N}, P.X.data())), wrap({N}, P.Y.data()));
+    // `contract`, as GCC's default is for the C++ peers (see mandelFn):
+    // the multiply and the add may become one fused multiply-add.
+    auto Scale = LLQ_FN("float (float %x)", "%r = fmul contract float 2.5, %x");
+    auto AddC = LLQ_FN("float (float %a, float %b)",
+                       "%r = fadd contract float %a, %b");
+    E = zipWith(AddC, map(Scale, wrap({N}, P.X.data())), wrap({N}, P.Y.data()));
   } else if (Op == "sum") {
     E = fold(AddReassoc, 0.0f, wrap({N}, P.X.data()));
   } else if (Op == "dot") {
