@@ -138,11 +138,14 @@ TEST_CASE("every_thread_of_the_gang_joins_a_job_of_blocking_pieces") {
 }
 
 TEST_CASE("idle_worker_steals_from_a_blocked_callers_queue") {
-  // Eight pieces, four in the caller's queue and four in the worker's. The
+  // Eight pieces, a block of four for the caller and four for the worker
+  // (the broadcast slot's blocks; the queues deal them out alike). The
   // piece over [0, 2) waits until the seven others have run. Whichever
   // thread holds it, the other must run every remaining piece, including
-  // some from the other thread's queue: a steal.
-  Gang G(withThreads(2));
+  // some of the other thread's block: a steal.
+  GangOptions O = withThreads(2);
+  O.PiecesPerThread = 4;
+  Gang G(O);
   std::atomic<int> OthersDone{0};
   std::atomic<bool> TimedOut{false};
   std::vector<std::atomic<int>> Hits(16);
@@ -336,9 +339,10 @@ TEST_CASE("nested_exception_propagates_through_both_levels") {
   Gang G(withThreads(3));
   CHECK_THROWS_WITH_AS(
       G.parallelFor(0, 8,
-                    [&](int64_t Start, int64_t) {
+                    [&](int64_t Start, int64_t End) {
                       G.parallelFor(0, 100, [&](int64_t S, int64_t E) {
-                        if (Start == 3 && S <= 50 && 50 < E)
+                        // Index 3 of the outer range, 50 of the inner one.
+                        if (Start <= 3 && 3 < End && S <= 50 && 50 < E)
                           throw std::runtime_error("inner failure");
                       });
                     }),
@@ -540,8 +544,8 @@ TEST_CASE("a_job_may_ask_for_more_pieces_per_thread") {
     CHECK(Pieces.back().second == 100'000);
     return Pieces.size();
   };
-  // 2 threads: the gang's 4 a thread by default, 16 when asked.
-  CHECK(PiecesOf(0) == 8);
+  // 2 threads: the gang's 2 a thread by default, 16 when asked.
+  CHECK(PiecesOf(0) == 4);
   CHECK(PiecesOf(16) == 32);
 }
 
