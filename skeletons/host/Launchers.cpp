@@ -271,9 +271,13 @@ public:
       // threads: each is read from memory once and scanned again from it.
       // Eight or more per thread while they are small; larger ones, up to
       // StreamChunkMaxBytes of input, stream faster.
+      // A vector of fewer than T such chunks is still cut in T, down to
+      // chunks of StreamChunkMinElems.
+      int64_t Least = std::max<int64_t>(
+          1, StreamChunkBytes / int64_t(N.Type.numFields() * 8));
+      Least = std::min(Least, std::max(StreamChunkMinElems, Len / int64_t(T)));
       Chunk = std::clamp<int64_t>(
-          Len / (8 * int64_t(T)),
-          std::max<int64_t>(1, StreamChunkBytes / int64_t(N.Type.numFields() * 8)),
+          Len / (8 * int64_t(T)), Least,
           std::max<int64_t>(1, StreamChunkMaxBytes / std::max<int64_t>(ElemBytes, 1)));
       Chunks = (Len + Chunk - 1) / Chunk;
     } else {

@@ -54,6 +54,9 @@ bool tiled(const Node &P, const Executor &B);
 constexpr int64_t StreamChunkBytes = 128 << 10;
 /// The most input bytes of a stream chunk.
 constexpr int64_t StreamChunkMaxBytes = 512 << 10;
+/// The fewest elements of a stream chunk where a vector shorter than a
+/// chunk a thread is cut so that each thread scans one.
+constexpr int64_t StreamChunkMinElems = 4096;
 /// Scan outputs of at least this many bytes are written non-temporally.
 constexpr int64_t ScanNonTemporalBytes = 16 << 20;
 
