@@ -15,10 +15,10 @@
 // parallelFor of the gang is using it: it is posted in the gang's one
 // broadcast slot (see runBroadcast), where each thread takes pieces, those
 // of its own block first, by a compare-and-swap on the block's ticket, and
-// reports them done with one subtraction. That is what an OpenMP `parallel for` costs (a few
-// cache lines passed between cores); the queues' road costs a lock and two
-// shared counters per piece, and stays for chains, nested calls and calls
-// made while the slot is taken.
+// reports them done with one subtraction. That is what an OpenMP
+// `parallel for` costs (a few cache lines passed between cores); the
+// queues' road costs a lock and two shared counters per piece, and stays
+// for chains, nested calls and calls made while the slot is taken.
 //
 // Every synchronisation is explained where it happens; the sleep protocol is
 // described at idle().
@@ -238,6 +238,7 @@ private:
     /// (idle()). Written by the poster only.
     std::atomic<bool> Open{false};
   } Slot;
+  /// A block's ticket, on a cache line of its own.
   struct alignas(64) Ticket {
     std::atomic<uint64_t> Word{0};
   };
