@@ -1,8 +1,9 @@
 //===- Permute.cpp - permute: scatter with a combining function -----------===//
 //
 // Two phases at heart. `init` writes the defaults (fused) into the output;
-// `scatter` runs over the source, projects each index to a target, drops a target
-// outside the output's shape, and combines the element into the target:
+// `scatter` runs over the source, projects each index to a target, drops a
+// target outside the output's shape, and combines the element into the
+// target:
 //   - with one atomicrmw when the function is one (add, fadd, and, or, xor,
 //     signed/unsigned min/max, minnum/maxnum);
 //   - else with a cmpxchg loop on the element's bits;
