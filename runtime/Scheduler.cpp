@@ -188,6 +188,14 @@ private:
   /// Takes and runs pieces of the broadcast job while it has some, those
   /// of block Home first; returns whether it ran any.
   bool helpBroadcast(unsigned Home);
+  /// The length of the pieces of a range of Count > Grain indices, cut for
+  /// PPT pieces a thread (0: the gang's PiecesPerThread): a multiple of
+  /// Grain, at most 2 * Count, so that nothing wraps.
+  uint64_t pieceLength(uint64_t Count, uint64_t Grain, unsigned PPT) const {
+    uint64_t Target = uint64_t(NumThreads) * (PPT ? PPT : PiecesPerThread);
+    uint64_t Piece = std::max((Count + Target - 1) / Target, Grain);
+    return (Piece + Grain - 1) / Grain * Grain;
+  }
   /// The first piece of block B of a broadcast job of Pieces pieces (B up
   /// to NumThreads, whose start is the end).
   uint64_t blockStart(uint64_t Pieces, unsigned B) const {
@@ -488,21 +496,17 @@ bool GangImpl::runBroadcast(int64_t Begin, int64_t End, KernelFn Fn,
   uint64_t G = uint64_t(std::max<int64_t>(Grain, 1));
   if (NumThreads == 1 || Count > uint64_t(INT64_MAX) || Count <= G)
     return false;
+  // The pieces launch() would cut.
+  uint64_t Piece = pieceLength(Count, G, PPT);
+  uint64_t Pieces = (Count + Piece - 1) / Piece;
+  if (Pieces >= TicketPieceMask)
+    return false;
   // The slot holds one job; a call made while it is taken (from another
   // thread, or from a kernel the slot's job runs) takes the queues.
   // Acquire: the previous poster's last writes to the slot come first.
   if (BroadcastBusy.load(std::memory_order_relaxed) ||
       BroadcastBusy.exchange(true, std::memory_order_acquire))
     return false;
-  // The pieces launch() would cut.
-  uint64_t Target = uint64_t(NumThreads) * (PPT ? PPT : PiecesPerThread);
-  uint64_t Piece = std::max((Count + Target - 1) / Target, G);
-  Piece = (Piece + G - 1) / G * G;
-  uint64_t Pieces = (Count + Piece - 1) / Piece;
-  if (Pieces >= TicketPieceMask) {
-    BroadcastBusy.store(false, std::memory_order_release);
-    return false;
-  }
   SharedRun Run;
   // The new epoch opens closed (no piece to take) before any field
   // changes; each field's store is a release, and each load of one in
@@ -612,10 +616,7 @@ void GangImpl::launch(ChainState &Chain, Job J, unsigned Home) {
     } else if (Count > Grain && NumThreads > 1) {
       // Full pieces first: every piece is a multiple of the grain long, so
       // piece starts stay aligned for vector kernels; the last gets the rest.
-      uint64_t Target = uint64_t(NumThreads) *
-                        (D.PiecesPerThread ? D.PiecesPerThread : PiecesPerThread);
-      uint64_t Piece = std::max((Count + Target - 1) / Target, Grain);
-      Piece = (Piece + Grain - 1) / Grain * Grain; // <= 2 * Count: no wrap.
+      uint64_t Piece = pieceLength(Count, Grain, D.PiecesPerThread);
       pushPieces(State, (Count + Piece - 1) / Piece, int64_t(Piece), Home);
       return;
     } else if (Count > 0) {
