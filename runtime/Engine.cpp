@@ -28,6 +28,7 @@
 #include "llquote/runtime/Engine.h"
 #include "llquote/runtime/KernelFiles.h"
 #include "KernelCache.h"
+#include "ApproxMath.h"
 #include "VectorMath.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
@@ -569,8 +570,9 @@ void runPassPipeline(Module &M, TargetMachine &TM, unsigned OptLevel) {
 
 /// What a cache miss does to the IR before code generation. Verifying first
 /// turns a front end's mistake into an error instead of a crash in a pass.
-/// Calls that allow approximation learn their vector variants before the
-/// vectorizers run (VectorMath.h).
+/// Calls of exp and log that allow approximation become inline code
+/// (ApproxMath.h); the other math calls that allow it learn their vector
+/// variants before the vectorizers run (VectorMath.h).
 Error runPipeline(Module &M, TargetMachine &TM, unsigned OptLevel,
                   bool FastMath, const detail::VectorMathLibrary &VM) {
   std::string Problems;
@@ -580,8 +582,11 @@ Error runPipeline(Module &M, TargetMachine &TM, unsigned OptLevel,
                              "invalid module: " + Problems);
   if (FastMath)
     enableFastMath(M);
-  if (OptLevel > 0)
+  if (OptLevel > 0) {
+    if (Error E = detail::expandApproxMath(M))
+      return E;
     detail::annotateVectorMath(M, *TM.getMCSubtargetInfo(), VM);
+  }
   runPassPipeline(M, TM, OptLevel);
   return Error::success();
 }
@@ -991,6 +996,15 @@ Engine::createTargetMachine(KernelOptions Options) const {
     TO.AllowFPOpFusion = FPOpFusion::Fast;
   }
   return Builder.createTargetMachine();
+}
+
+bool Engine::hasFeature(StringRef Name) const {
+  llvm::Expected<std::unique_ptr<TargetMachine>> TM = createTargetMachine({});
+  if (!TM) {
+    consumeError(TM.takeError());
+    return false;
+  }
+  return (*TM)->getMCSubtargetInfo()->checkFeatures(("+" + Name).str());
 }
 
 Error Engine::adoptTarget(Module &M) const {

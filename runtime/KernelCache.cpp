@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelCache.h"
+#include "ApproxMath.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/Module.h"
@@ -85,6 +86,7 @@ KernelKey computeKernelKey(Module &M, const CodegenIdentity &Id) {
        << "fast-math " << (Id.FastMath ? 1 : 0) << "\n";
     if (!Id.VectorMath.empty())
       OS << "vector-math " << Id.VectorMath << "\n";
+    OS << "approx-math " << ApproxMathRevision << "\n";
     OS << "codegen pic small\n\n";
     M.print(OS, nullptr);
   }

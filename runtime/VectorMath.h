@@ -8,12 +8,13 @@
 // annotateVectorMath: requires a module to be compiled for the subtarget
 // \p STI and the library found for its triple; produces the same module in
 // which every call carrying the `afn` flag to a math function the library
-// covers (`llvm.exp.f32`, `expf`, `llvm.pow.f64`, `atan2`, ...) lists its
+// covers (`llvm.sin.f32`, `sinf`, `llvm.pow.f64`, `atan2`, ...; exp and
+// log are inline code by then, ApproxMath.h) lists its
 // vector variants in the "vector-function-abi-variant" attribute, each
 // declared in the module and kept alive through llvm.compiler.used until
 // the vectorizers have run. The loop and SLP vectorizers then call, say,
-// `_ZGVdN8v_expf` for eight lanes at once instead of scalarising
-// `llvm.exp.v8f32` into eight `expf` calls. Per vector width, the widest
+// `_ZGVdN8v_sinf` for eight lanes at once instead of scalarising
+// `llvm.sin.v8f32` into eight `sinf` calls. Per vector width, the widest
 // instruction set the subtarget has (AVX-512, AVX2, AVX, SSE) is offered.
 //
 // Breaks: nothing for calls without `afn`: their results stay those of the

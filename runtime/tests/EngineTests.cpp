@@ -27,10 +27,14 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
+#include <algorithm>
 #include <atomic>
+#include <cfloat>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <sys/resource.h>
 #include "../KernelCache.h"
 #include "AxpbKernel.h"
@@ -1274,4 +1278,251 @@ TEST_CASE("compile_object_names_a_bad_target") {
     CHECK(Level.find("ObjectTarget::OptLevel is 7: expected 0 to 3") !=
           std::string::npos);
   });
+}
+
+//===----------------------------------------------------------------------===//
+// exp and log that allow approximation: inline code, within 2 ulp
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// out[i] = f(in[i]) for f in exp and log, float and double, with `afn`;
+/// and expf without it, whose calls must stay libm's.
+const char *ApproxMathIR = R"(
+define void @map.exp.f32(i64 %n, ptr noalias %in, ptr noalias %out) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %p = getelementptr float, ptr %in, i64 %i
+  %x = load float, ptr %p
+  %y = call afn float @llvm.exp.f32(float %x)
+  %q = getelementptr float, ptr %out, i64 %i
+  store float %y, ptr %q
+  %next = add i64 %i, 1
+  %more = icmp slt i64 %next, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+
+define void @map.log.f32(i64 %n, ptr noalias %in, ptr noalias %out) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %p = getelementptr float, ptr %in, i64 %i
+  %x = load float, ptr %p
+  %y = call afn float @logf(float %x)
+  %q = getelementptr float, ptr %out, i64 %i
+  store float %y, ptr %q
+  %next = add i64 %i, 1
+  %more = icmp slt i64 %next, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+
+define void @map.exp.f64(i64 %n, ptr noalias %in, ptr noalias %out) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %p = getelementptr double, ptr %in, i64 %i
+  %x = load double, ptr %p
+  %y = call afn double @exp(double %x)
+  %q = getelementptr double, ptr %out, i64 %i
+  store double %y, ptr %q
+  %next = add i64 %i, 1
+  %more = icmp slt i64 %next, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+
+define void @map.log.f64(i64 %n, ptr noalias %in, ptr noalias %out) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %p = getelementptr double, ptr %in, i64 %i
+  %x = load double, ptr %p
+  %y = call afn double @llvm.log.f64(double %x)
+  %q = getelementptr double, ptr %out, i64 %i
+  store double %y, ptr %q
+  %next = add i64 %i, 1
+  %more = icmp slt i64 %next, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+
+define float @strict.exp(float %x) {
+  %y = call float @expf(float %x)
+  ret float %y
+}
+
+declare float @llvm.exp.f32(float)
+declare double @llvm.log.f64(double)
+declare float @logf(float)
+declare float @expf(float)
+declare double @exp(double)
+)";
+
+template <typename T> using MapFn = void(int64_t, const T *, T *);
+
+/// Float's bit patterns from Lo to Hi (inclusive, both of one sign), one in
+/// every Step.
+std::vector<float> floatsBetween(uint32_t Lo, uint32_t Hi, uint32_t Step) {
+  std::vector<float> Out;
+  for (uint64_t B = Lo; B <= Hi; B += Step) {
+    uint32_t U = uint32_t(B);
+    float F;
+    std::memcpy(&F, &U, 4);
+    Out.push_back(F);
+  }
+  return Out;
+}
+
+uint32_t bitsOf(float F) {
+  uint32_t U;
+  std::memcpy(&U, &F, 4);
+  return U;
+}
+
+/// |Got - Want| in units in the last place of T at Want, where Want is
+/// the exact result (in a wider type); Got may be infinite only where
+/// Want rounds to infinity.
+template <typename T> double ulpError(T Got, long double Want) {
+  T Rounded = T(Want);
+  if (std::isinf(Rounded) || std::isinf(Got))
+    return Got == Rounded ? 0 : INFINITY;
+  int Exp = std::ilogb(Rounded == 0 ? std::numeric_limits<T>::min() : Rounded);
+  Exp = std::max(Exp, std::numeric_limits<T>::min_exponent - 1);
+  long double Ulp =
+      std::ldexp(1.0L, Exp - (std::numeric_limits<T>::digits - 1));
+  return double(std::fabs((long double)Got - Want) / Ulp);
+}
+
+/// The largest error of Fn over In against Ref, and where.
+template <typename T>
+std::pair<double, T> worst(MapFn<T> *Fn, const std::vector<T> &In,
+                           long double (*Ref)(long double)) {
+  std::vector<T> Out(In.size());
+  Fn(int64_t(In.size()), In.data(), Out.data());
+  std::pair<double, T> W{0, 0};
+  for (size_t I = 0; I < In.size(); ++I) {
+    double E = ulpError(Out[I], Ref((long double)In[I]));
+    if (!(E <= W.first))
+      W = {E, In[I]};
+  }
+  return W;
+}
+
+long double expRef(long double X) { return std::exp(X); }
+long double logRef(long double X) { return std::log(X); }
+
+/// Fn at one point, on the calling thread.
+template <typename T> T at(MapFn<T> *Fn, T X) {
+  T Y;
+  Fn(1, &X, &Y);
+  return Y;
+}
+
+} // namespace
+
+TEST_CASE("afn_exp_and_log_are_within_two_ulp_of_the_exact_result") {
+  std::unique_ptr<Engine> E = makeEngine();
+  require(E->addModule(parseModule(ApproxMathIR)));
+  auto *ExpF = require(E->lookup<MapFn<float>>("map.exp.f32"));
+  auto *LogF = require(E->lookup<MapFn<float>>("map.log.f32"));
+  auto *ExpD = require(E->lookup<MapFn<double>>("map.exp.f64"));
+  auto *LogD = require(E->lookup<MapFn<double>>("map.log.f64"));
+
+  SUBCASE("float exp, every 997th float from -104 to 89") {
+    std::vector<float> In = floatsBetween(0, bitsOf(89.0f), 997);
+    std::vector<float> Neg = floatsBetween(bitsOf(-0.0f), bitsOf(-104.0f), 997);
+    In.insert(In.end(), Neg.begin(), Neg.end());
+    auto [Err, X] = worst(ExpF, In, expRef);
+    CHECK_MESSAGE(Err <= 2.0, "exp(" << X << ") is " << Err << " ulp off");
+  }
+  SUBCASE("float log, every 997th positive float, subnormals included") {
+    auto [Err, X] =
+        worst(LogF, floatsBetween(1, bitsOf(FLT_MAX), 997), logRef);
+    CHECK_MESSAGE(Err <= 2.0, "log(" << X << ") is " << Err << " ulp off");
+  }
+  SUBCASE("double exp over [-745, 709]") {
+    std::vector<double> In;
+    for (int I = 0; I <= 400000; ++I)
+      In.push_back(-745.0 + 1454.0 * I / 400000.0);
+    for (int I = 0; I <= 100000; ++I)
+      In.push_back(-1.0 + 2.0 * I / 100000.0);
+    auto [Err, X] = worst(ExpD, In, expRef);
+    CHECK_MESSAGE(Err <= 2.0, "exp(" << X << ") is " << Err << " ulp off");
+  }
+  SUBCASE("double log, positive doubles of every exponent") {
+    std::vector<double> In;
+    const uint64_t Max = 0x7FEFFFFFFFFFFFFFull, Step = Max / 500000;
+    for (uint64_t B = 1; B <= Max; B += Step) {
+      double D;
+      std::memcpy(&D, &B, 8);
+      In.push_back(D);
+    }
+    for (int I = 0; I <= 100000; ++I)
+      In.push_back(0.5 + 1.5 * I / 100000.0);
+    auto [Err, X] = worst(LogD, In, logRef);
+    CHECK_MESSAGE(Err <= 2.0, "log(" << X << ") is " << Err << " ulp off");
+  }
+  SUBCASE("special values are IEEE's") {
+    const float Inf = INFINITY, NaN = NAN;
+    CHECK(std::isnan(at(ExpF, NaN)));
+    CHECK(at(ExpF, Inf) == Inf);
+    CHECK(at(ExpF, -Inf) == 0.0f);
+    CHECK(at(ExpF, 88.8f) == Inf);
+    CHECK(at(ExpF, -104.0f) == 0.0f);
+    CHECK(at(ExpF, 0.0f) == 1.0f);
+    // Subnormal results are not flushed to zero.
+    CHECK(at(ExpF, -100.0f) > 0.0f);
+    CHECK(ulpError(at(ExpF, -100.0f), expRef(-100.0L)) <= 1.0);
+    CHECK(at(LogF, 0.0f) == -Inf);
+    CHECK(at(LogF, -0.0f) == -Inf);
+    CHECK(std::isnan(at(LogF, -1.0f)));
+    CHECK(std::isnan(at(LogF, NaN)));
+    CHECK(at(LogF, Inf) == Inf);
+    CHECK(at(LogF, 1.0f) == 0.0f);
+    const float Tiny = std::numeric_limits<float>::denorm_min();
+    CHECK(ulpError(at(LogF, Tiny), logRef(Tiny)) <= 2.0);
+    CHECK(std::isnan(at(ExpD, double(NAN))));
+    CHECK(at(ExpD, 710.0) == double(INFINITY));
+    CHECK(at(ExpD, -746.0) == 0.0);
+    CHECK(at(ExpD, -740.0) > 0.0);
+    CHECK(at(LogD, 0.0) == -double(INFINITY));
+    CHECK(std::isnan(at(LogD, -2.0)));
+    CHECK(at(LogD, double(INFINITY)) == double(INFINITY));
+    const double TinyD = std::numeric_limits<double>::denorm_min();
+    CHECK(ulpError(at(LogD, TinyD), logRef(TinyD)) <= 2.0);
+  }
+}
+
+TEST_CASE("afn_exp_and_log_compile_to_code_that_calls_no_library") {
+  llvm::orc::ThreadSafeModule TSM = parseModule(ApproxMathIR);
+  std::string Bytes = TSM.withModuleDo([&](llvm::Module &M) {
+    return require(compileObject(M, {"", "", "", 3}))->getBuffer().str();
+  });
+  auto Obj = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(Bytes, "kernel.o"));
+  REQUIRE(Obj);
+  std::vector<std::string> Undefined;
+  for (const llvm::object::SymbolRef &S : (*Obj)->symbols()) {
+    llvm::Expected<uint32_t> Flags = S.getFlags();
+    llvm::Expected<StringRef> Name = S.getName();
+    REQUIRE(Flags);
+    REQUIRE(Name);
+    if (*Flags & llvm::object::SymbolRef::SF_Undefined)
+      Undefined.push_back(Name->str());
+  }
+  // The call without `afn` keeps libm's expf; the others call nothing.
+  CHECK(std::count(Undefined.begin(), Undefined.end(), "expf") == 1);
+  for (const std::string &Name : Undefined)
+    CHECK_MESSAGE(Name == "expf", "the object calls " << Name);
 }
