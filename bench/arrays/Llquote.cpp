@@ -63,60 +63,67 @@ std::string f(float V) {
   return Buf;
 }
 
+/// The fast-math flags of Black-Scholes' arithmetic: those Halide 14 puts
+/// on every float operation it generates unless a Func asks for
+/// strict_float (its `compile_to_llvm_assembly` output of this pipeline:
+/// `fmul reassoc nnan ninf nsz contract afn`), so that both have the same
+/// licence. The seq, omp and tbb peers have GCC's default (contraction).
+#define FM "reassoc nnan ninf nsz contract afn "
+
 /// The cumulative normal distribution of %D into %Out, as Problem.h's cnd().
 std::string cnd(const std::string &D, const std::string &Out) {
   std::string S;
   auto L = [&](const std::string &Line) { S += "  " + Line + "\n"; };
   std::string P = D.substr(1) + ".";
   L("%" + P + "a = call float @llvm.fabs.f32(float " + D + ")");
-  L("%" + P + "b = fmul float " + f(0.2316419f) + ", %" + P + "a");
-  L("%" + P + "c = fadd float 1.0, %" + P + "b");
-  L("%" + P + "k = fdiv float 1.0, %" + P + "c");
+  L("%" + P + "b = fmul " FM "float " + f(0.2316419f) + ", %" + P + "a");
+  L("%" + P + "c = fadd " FM "float 1.0, %" + P + "b");
+  L("%" + P + "k = fdiv " FM "float 1.0, %" + P + "c");
   // K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5))))
-  L("%" + P + "p5 = fmul float %" + P + "k, " + f(1.330274429f));
-  L("%" + P + "p4 = fadd float " + f(-1.821255978f) + ", %" + P + "p5");
-  L("%" + P + "q4 = fmul float %" + P + "k, %" + P + "p4");
-  L("%" + P + "p3 = fadd float " + f(1.781477937f) + ", %" + P + "q4");
-  L("%" + P + "q3 = fmul float %" + P + "k, %" + P + "p3");
-  L("%" + P + "p2 = fadd float " + f(-0.356563782f) + ", %" + P + "q3");
-  L("%" + P + "q2 = fmul float %" + P + "k, %" + P + "p2");
-  L("%" + P + "p1 = fadd float " + f(0.31938153f) + ", %" + P + "q2");
-  L("%" + P + "poly = fmul float %" + P + "k, %" + P + "p1");
+  L("%" + P + "p5 = fmul " FM "float %" + P + "k, " + f(1.330274429f));
+  L("%" + P + "p4 = fadd " FM "float " + f(-1.821255978f) + ", %" + P + "p5");
+  L("%" + P + "q4 = fmul " FM "float %" + P + "k, %" + P + "p4");
+  L("%" + P + "p3 = fadd " FM "float " + f(1.781477937f) + ", %" + P + "q4");
+  L("%" + P + "q3 = fmul " FM "float %" + P + "k, %" + P + "p3");
+  L("%" + P + "p2 = fadd " FM "float " + f(-0.356563782f) + ", %" + P + "q3");
+  L("%" + P + "q2 = fmul " FM "float %" + P + "k, %" + P + "p2");
+  L("%" + P + "p1 = fadd " FM "float " + f(0.31938153f) + ", %" + P + "q2");
+  L("%" + P + "poly = fmul " FM "float %" + P + "k, %" + P + "p1");
   // InvSqrt2Pi * exp(-0.5 * D * D) * poly
-  L("%" + P + "h = fmul float -0.5, " + D);
-  L("%" + P + "hd = fmul float %" + P + "h, " + D);
-  L("%" + P + "e = call afn float @llvm.exp.f32(float %" + P + "hd)");
-  L("%" + P + "g = fmul float " + f(0.39894228040143267794f) + ", %" + P + "e");
-  L("%" + P + "w = fmul float %" + P + "g, %" + P + "poly");
-  L("%" + P + "omw = fsub float 1.0, %" + P + "w");
+  L("%" + P + "h = fmul " FM "float -0.5, " + D);
+  L("%" + P + "hd = fmul " FM "float %" + P + "h, " + D);
+  L("%" + P + "e = call " FM "float @llvm.exp.f32(float %" + P + "hd)");
+  L("%" + P + "g = fmul " FM "float " + f(0.39894228040143267794f) + ", %" + P + "e");
+  L("%" + P + "w = fmul " FM "float %" + P + "g, %" + P + "poly");
+  L("%" + P + "omw = fsub " FM "float 1.0, %" + P + "w");
   L("%" + P + "neg = fcmp olt float " + D + ", 0.0");
   L(Out + " = select i1 %" + P + "neg, float %" + P + "w, float %" + P + "omw");
   return S;
 }
 
-/// Black-Scholes with `afn` on its exp and log calls: approximations are
-/// allowed, as Halide's own exp and log polynomials are, so the engine gives
-/// the vectorized loop glibc's libmvec (runtime/VectorMath.h). The seq, omp
-/// and tbb peers call libm's expf and logf.
+/// Black-Scholes with Halide's fast-math flags (FM). Its exp and log calls
+/// allow approximation, so the engine inlines its own (runtime/ApproxMath.h),
+/// as Halide inlines its polynomials; the seq, omp and tbb peers call
+/// libm's expf and logf.
 Fn blackScholesFn() {
   std::string B;
   auto L = [&](const std::string &Line) { B += "  " + Line + "\n"; };
   L("%sqrtT = call float @llvm.sqrt.f32(float %t)");
-  L("%q = fdiv float %s, %k");
-  L("%lq = call afn float @llvm.log.f32(float %q)");
-  L("%m = fmul float " + f(BSRate + 0.5f * BSVol * BSVol) + ", %t");
-  L("%num = fadd float %lq, %m");
-  L("%vs = fmul float " + f(BSVol) + ", %sqrtT");
-  L("%d1 = fdiv float %num, %vs");
-  L("%d2 = fsub float %d1, %vs");
+  L("%q = fdiv " FM "float %s, %k");
+  L("%lq = call " FM "float @llvm.log.f32(float %q)");
+  L("%m = fmul " FM "float " + f(BSRate + 0.5f * BSVol * BSVol) + ", %t");
+  L("%num = fadd " FM "float %lq, %m");
+  L("%vs = fmul " FM "float " + f(BSVol) + ", %sqrtT");
+  L("%d1 = fdiv " FM "float %num, %vs");
+  L("%d2 = fsub " FM "float %d1, %vs");
   B += cnd("%d1", "%n1");
   B += cnd("%d2", "%n2");
-  L("%rt = fmul float " + f(-BSRate) + ", %t");
-  L("%disc = call afn float @llvm.exp.f32(float %rt)");
-  L("%sn = fmul float %s, %n1");
-  L("%kd = fmul float %k, %disc");
-  L("%kdn = fmul float %kd, %n2");
-  L("%r = fsub float %sn, %kdn");
+  L("%rt = fmul " FM "float " + f(-BSRate) + ", %t");
+  L("%disc = call " FM "float @llvm.exp.f32(float %rt)");
+  L("%sn = fmul " FM "float %s, %n1");
+  L("%kd = fmul " FM "float %k, %disc");
+  L("%kdn = fmul " FM "float %kd, %n2");
+  L("%r = fsub " FM "float %sn, %kdn");
   return Fn("float (float %s, float %k, float %t)", B, __FILE__, __LINE__);
 }
 

@@ -246,9 +246,10 @@ public:
   bool repeatable() const override { return true; }
   /// 1: a vector scanned by the streaming phase (B's pieces run in order)
   /// whose output, ScanNonTemporalBytes or more, is written with non-temporal
-  /// stores where B's stores pay.
+  /// stores where B's stores pay in interleaved streams (the phase writes a
+  /// chunk's four quarters at once).
   int64_t variant(const Node &N, const Executor &B) const override {
-    return B.piecesInOrder() && B.nonTemporalStores() &&
+    return B.piecesInOrder() && B.nonTemporalStreams() &&
            holdsAtLeast(*N.Kids[0], ScanNonTemporalBytes);
   }
 

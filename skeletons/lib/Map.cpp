@@ -14,6 +14,10 @@
 // rows that the tile reads stay in cache until all of their elements are
 // used. The index space is then the tiles, in row-major order.
 //
+// A heavy element with no loop of its own (weight 48 or more) has its loop
+// interleaved by two, so that two vector iterations' chains of dependent
+// operations overlap (interleaveIfHeavy).
+//
 // A plain transpose of a manifest array (no function fused over it) moves
 // each full tile as 16 blocks of 8 x 8: eight vector loads of the source's
 // rows, the transposition in registers (three rounds of shuffles), and
@@ -142,6 +146,45 @@ void keepNonTemporalIfLight(llvm::Module &M, const KernelGen &G) {
     for (llvm::BasicBlock &BB : F)
       for (llvm::Instruction &I : BB)
         I.setMetadata(llvm::LLVMContext::MD_nontemporal, nullptr);
+}
+
+/// The lightest elements whose loop is interleaved by two (InterleaveCount).
+/// LLVM's loop vectorizer interleaves only loops it finds cheap, to hide
+/// latency; a heavy element is one long chain of dependent operations
+/// (Black-Scholes: a log, a square root, two divisions, then two cumulative
+/// normals, each an exp and a polynomial), and one vector iteration's chain
+/// leaves the core idle for most of its latency. Two iterations in flight
+/// overlap their chains: Black-Scholes single-threaded went from 6.1-7.2 to
+/// 4.7-5.7 ns an element on a Zen 3 (the kernel with and without the hint,
+/// same run). Elements that loop inside are left alone: their loop is not
+/// the vectorized one.
+constexpr unsigned InterleaveMinWeight = 48;
+constexpr unsigned InterleaveCount = 2;
+
+/// Asks the loop vectorizer to interleave the element loop of M's
+/// @body.map (the template's one `for`, whose latch is its `for.inc`) by
+/// InterleaveCount, where M's scalar functions are heavy and straight.
+void interleaveIfHeavy(llvm::Module &M, const KernelGen &G) {
+  Kernel Probe;
+  weighFunctions(M, G, Probe);
+  if (Probe.Loops || Probe.Weight < InterleaveMinWeight)
+    return;
+  llvm::Function *Body = M.getFunction("body.map");
+  if (!Body)
+    return;
+  llvm::LLVMContext &Ctx = M.getContext();
+  for (llvm::BasicBlock &BB : *Body) {
+    if (!BB.getName().starts_with("for.inc"))
+      continue;
+    llvm::Metadata *Count[] = {
+        llvm::MDString::get(Ctx, "llvm.loop.interleave.count"),
+        llvm::ConstantAsMetadata::get(
+            llvm::ConstantInt::get(llvm::Type::getInt32Ty(Ctx), InterleaveCount))};
+    llvm::Metadata *Loop[] = {nullptr, llvm::MDNode::get(Ctx, Count)};
+    llvm::MDNode *Id = llvm::MDNode::getDistinct(Ctx, Loop);
+    Id->replaceOperandWith(0, Id);
+    BB.getTerminator()->setMetadata(llvm::LLVMContext::MD_loop, Id);
+  }
 }
 
 /// The manifest array P transposes with nothing fused over it (through
@@ -288,6 +331,8 @@ public:
                            {"map"}, Ctx);
     if (M && NonTemporal)
       keepNonTemporalIfLight(**M, G);
+    if (M)
+      interleaveIfHeavy(**M, G);
     return M;
   }
 

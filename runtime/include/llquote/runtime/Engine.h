@@ -215,6 +215,11 @@ public:
   /// The target features kernels are compiled for, as LLVM spells them
   /// ("+avx2,+fma,-sse4a,...").
   const std::string &features() const { return Features; }
+  /// Whether the CPU kernels are compiled for has the target feature
+  /// \p Name ("avx512f", "sse4a"), its own or one \ref features adds; a
+  /// CPU named in the options has its features even when they are not
+  /// the host's. Builds a TargetMachine: ask once, not per kernel.
+  bool hasFeature(llvm::StringRef Name) const;
   unsigned optLevel() const { return OptLevel; }
   /// The directory holding this engine's disk entries; empty when the
   /// disk cache is off.

@@ -159,6 +159,10 @@ public:
   /// hierarchy, so that writing an output far larger than the caches does
   /// not first read each line from memory. A CPU's do.
   virtual bool nonTemporalStores() const { return false; }
+  /// Whether `!nontemporal` stores still pay when a loop interleaves them
+  /// into several regions at once (a streaming scan's four quarters of a
+  /// chunk). By default, where nontemporal stores pay at all.
+  virtual bool nonTemporalStreams() const { return nonTemporalStores(); }
 };
 
 /// The nodes of the tree under Root in preorder: the numbering KernelGen

@@ -106,6 +106,9 @@ public:
   bool nonTemporalStores() const override {
     return Inner->nonTemporalStores();
   }
+  bool nonTemporalStreams() const override {
+    return Inner->nonTemporalStreams();
+  }
   llvm::Error compile(std::unique_ptr<llvm::Module> M,
                       std::unique_ptr<llvm::LLVMContext> Ctx,
                       const KernelGen &G, Kernel &K,
