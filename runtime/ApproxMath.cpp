@@ -22,9 +22,10 @@
 // log m = 2 atanh s = 2s (1 + s^2/3 + s^4/5 + ... + s^20/21): a fit to
 // double's precision would take a polynomial of degree 19.
 //
-// Measured against libm in double (float) and long double (double): the
-// float functions are within 0.95 ulp over every float input (exhaustive,
-// with FMA); the tests check samples of both precisions.
+// Measured against libm in double, over every float input: exp within
+// 0.94 ulp and log within 0.94 with FMA, 1.22 and 0.97 with separate
+// multiplies and adds. The tests check samples of both precisions, double
+// against long double.
 //
 // The functions use the dialect's variables (a name assigned again is the
 // next value of the same quantity), so that each reads as its formula does.

@@ -1286,77 +1286,36 @@ TEST_CASE("compile_object_names_a_bad_target") {
 
 namespace {
 
-/// out[i] = f(in[i]) for f in exp and log, float and double, with `afn`;
-/// and expf without it, whose calls must stay libm's.
-const char *ApproxMathIR = R"(
-define void @map.exp.f32(i64 %n, ptr noalias %in, ptr noalias %out) {
+/// `define void @<Name>(i64 %n, ptr %in, ptr %out)`: out[i] = Callee(in[i])
+/// for i in [0, n), n >= 1, each call with `afn`.
+std::string approxMapIR(const std::string &Name, const std::string &Ty,
+                        const std::string &Callee) {
+  return "define void @" + Name + R"((i64 %n, ptr noalias %in, ptr noalias %out) {
 entry:
   br label %loop
 loop:
   %i = phi i64 [ 0, %entry ], [ %next, %loop ]
-  %p = getelementptr float, ptr %in, i64 %i
-  %x = load float, ptr %p
-  %y = call afn float @llvm.exp.f32(float %x)
-  %q = getelementptr float, ptr %out, i64 %i
-  store float %y, ptr %q
+  %p = getelementptr )" + Ty + R"(, ptr %in, i64 %i
+  %x = load )" + Ty + R"(, ptr %p
+  %y = call afn )" + Ty + " @" + Callee + "(" + Ty + R"( %x)
+  %q = getelementptr )" + Ty + R"(, ptr %out, i64 %i
+  store )" + Ty + R"( %y, ptr %q
   %next = add i64 %i, 1
   %more = icmp slt i64 %next, %n
   br i1 %more, label %loop, label %done
 done:
   ret void
 }
-
-define void @map.log.f32(i64 %n, ptr noalias %in, ptr noalias %out) {
-entry:
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
-  %p = getelementptr float, ptr %in, i64 %i
-  %x = load float, ptr %p
-  %y = call afn float @logf(float %x)
-  %q = getelementptr float, ptr %out, i64 %i
-  store float %y, ptr %q
-  %next = add i64 %i, 1
-  %more = icmp slt i64 %next, %n
-  br i1 %more, label %loop, label %done
-done:
-  ret void
+)";
 }
 
-define void @map.exp.f64(i64 %n, ptr noalias %in, ptr noalias %out) {
-entry:
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
-  %p = getelementptr double, ptr %in, i64 %i
-  %x = load double, ptr %p
-  %y = call afn double @exp(double %x)
-  %q = getelementptr double, ptr %out, i64 %i
-  store double %y, ptr %q
-  %next = add i64 %i, 1
-  %more = icmp slt i64 %next, %n
-  br i1 %more, label %loop, label %done
-done:
-  ret void
-}
-
-define void @map.log.f64(i64 %n, ptr noalias %in, ptr noalias %out) {
-entry:
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
-  %p = getelementptr double, ptr %in, i64 %i
-  %x = load double, ptr %p
-  %y = call afn double @llvm.log.f64(double %x)
-  %q = getelementptr double, ptr %out, i64 %i
-  store double %y, ptr %q
-  %next = add i64 %i, 1
-  %more = icmp slt i64 %next, %n
-  br i1 %more, label %loop, label %done
-done:
-  ret void
-}
-
+/// exp and log, float and double, as intrinsics and by libm's names; and
+/// expf without `afn`, whose call must stay libm's.
+const std::string ApproxMathIR =
+    approxMapIR("map.exp.f32", "float", "llvm.exp.f32") +
+    approxMapIR("map.log.f32", "float", "logf") +
+    approxMapIR("map.exp.f64", "double", "exp") +
+    approxMapIR("map.log.f64", "double", "llvm.log.f64") + R"(
 define float @strict.exp(float %x) {
   %y = call float @expf(float %x)
   ret float %y
