@@ -17,8 +17,9 @@
 // exact. A subnormal x is first scaled by 2^(mantissa bits). For float,
 // log(1 + f) = f + f^2 R(f) with R a polynomial of degree 8 fitted to
 // (log(1 + f) - f) / f^2 over f's interval (Chebyshev fit, error 3e-8 in R,
-// below 2e-8 of the result; no division, which on AVX2 machines costs as
-// much as twenty multiplies). For double, with s = f / (2 + f), |s| < 0.172,
+// below 2e-8 of the result), with no division: the kernels that call log
+// often divide already, and a divider is one unit a core. For double,
+// with s = f / (2 + f), |s| < 0.172,
 // log m = 2 atanh s = 2s (1 + s^2/3 + s^4/5 + ... + s^20/21): a fit to
 // double's precision would take a polynomial of degree 19.
 //
