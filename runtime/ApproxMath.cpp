@@ -38,6 +38,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ApproxMath.h"
+#include "VectorMath.h"
 #include "llquote/Template.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/InstIterator.h"
@@ -224,61 +225,49 @@ entry:
 }
 )");
 
-/// The module function standing in for \p Callee called with \p T, or the
-/// empty string: exp and log of float or double, as an intrinsic or by
-/// libm's name.
-StringRef replacementFor(const Function &Callee, Type *T) {
-  bool Float = T->isFloatTy();
-  if (!Float && !T->isDoubleTy())
-    return "";
-  FunctionType *FT = Callee.getFunctionType();
-  if (FT->isVarArg() || FT->getNumParams() != 1 || FT->getReturnType() != T ||
-      FT->getParamType(0) != T)
-    return "";
-  StringRef Name = Callee.getName();
-  if (Callee.isIntrinsic()) {
-    if (!Name.consume_front("llvm.") ||
-        !Name.consume_back(Float ? ".f32" : ".f64"))
-      return "";
-  } else if (!Callee.isDeclaration() ||
-             (Float && !Name.consume_back("f"))) {
-    return "";
-  }
-  if (Name == "exp")
-    return Float ? "llq.math.exp.f32" : "llq.math.exp.f64";
-  if (Name == "log")
-    return Float ? "llq.math.log.f32" : "llq.math.log.f64";
-  return "";
+/// The functions MathFunctions defines, for exp and log (rows) of float
+/// and double (columns).
+const char *const Replacements[2][2] = {
+    {"llq.math.exp.f32", "llq.math.exp.f64"},
+    {"llq.math.log.f32", "llq.math.log.f64"}};
+
+/// The module function standing in for \p Callee called with \p T, or
+/// null: exp and log of float or double, as an intrinsic or by libm's
+/// name (mathFunctionOf), where the module does not define the callee.
+const char *replacementFor(const Function &Callee, Type *T) {
+  std::optional<MathFunction> Fn = mathFunctionOf(Callee, T);
+  if (!Callee.isDeclaration() || !Fn)
+    return nullptr;
+  StringRef Name = Fn->Name;
+  if (Name != "exp" && Name != "log")
+    return nullptr;
+  return Replacements[Name == "log"][T->isDoubleTy()];
 }
 
 } // namespace
 
 Error expandApproxMath(Module &M) {
-  SmallVector<std::pair<CallInst *, StringRef>, 8> Calls;
+  SmallVector<std::pair<CallInst *, const char *>, 8> Calls;
   for (Function &F : M)
     for (Instruction &I : instructions(F)) {
       auto *CI = dyn_cast<CallInst>(&I);
       if (!CI || !isa<FPMathOperator>(CI) || !CI->hasApproxFunc())
         continue;
-      Function *Callee = CI->getCalledFunction();
-      if (!Callee)
-        continue;
-      StringRef Name = replacementFor(*Callee, CI->getType());
-      if (!Name.empty())
-        Calls.push_back({CI, Name});
+      if (Function *Callee = CI->getCalledFunction())
+        if (const char *Name = replacementFor(*Callee, CI->getType()))
+          Calls.push_back({CI, Name});
     }
   if (Calls.empty())
     return Error::success();
   // A module of its own with one of the reserved names keeps its calls.
-  for (StringRef Name : {"llq.math.exp.f32", "llq.math.log.f32",
-                         "llq.math.exp.f64", "llq.math.log.f64"})
-    if (M.getNamedValue(Name))
-      return Error::success();
+  for (const auto &Row : Replacements)
+    for (const char *Name : Row)
+      if (M.getNamedValue(Name))
+        return Error::success();
   if (Error E = MathFunctions.instantiateInto(M).takeError())
     return E;
   for (auto &[CI, Name] : Calls) {
-    Function *Replacement = M.getFunction(Name);
-    CI->setCalledFunction(Replacement);
+    CI->setCalledFunction(M.getFunction(Name));
     // Attributes of a libm declaration's call site (errno, say) do not
     // belong on the inlined function's.
     CI->setAttributes(AttributeList());

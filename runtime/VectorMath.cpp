@@ -27,12 +27,6 @@ using namespace llvm;
 namespace llq::rt::detail {
 namespace {
 
-/// A libm function libmvec has vector variants of, by its double name.
-struct MathFunction {
-  const char *Name;
-  unsigned Arity;
-};
-
 const MathFunction MathFunctions[] = {
     {"acos", 1},  {"acosh", 1}, {"asin", 1},  {"asinh", 1}, {"atan", 1},
     {"atanh", 1}, {"cbrt", 1},  {"cos", 1},   {"cosh", 1},  {"erf", 1},
@@ -62,8 +56,8 @@ std::string vectorName(const VectorIsa &Isa, unsigned Lanes,
          std::string(Fn.Arity, 'v') + "_" + Fn.Name + (Float ? "f" : "");
 }
 
-/// The math function \p Callee is, called with \p T for result and every
-/// argument: an intrinsic (`llvm.exp.f32`) or libm's own name (`expf`).
+} // namespace
+
 std::optional<MathFunction> mathFunctionOf(const Function &Callee, Type *T) {
   bool Float = T->isFloatTy();
   if (!Float && !T->isDoubleTy())
@@ -90,8 +84,6 @@ std::optional<MathFunction> mathFunctionOf(const Function &Callee, Type *T) {
   }
   return std::nullopt;
 }
-
-} // namespace
 
 VectorMathLibrary findVectorMath(const Triple &T) {
   VectorMathLibrary Lib;

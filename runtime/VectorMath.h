@@ -30,15 +30,30 @@
 
 #include "llvm/ADT/StringMap.h"
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace llvm {
+class Function;
 class MCSubtargetInfo;
 class Module;
 class Triple;
+class Type;
 } // namespace llvm
 
 namespace llq::rt::detail {
+
+/// A libm function libmvec has vector variants of, by its double name.
+struct MathFunction {
+  const char *Name;
+  unsigned Arity;
+};
+
+/// The math function \p Callee is, called with \p T (float or double) for
+/// result and every argument: an intrinsic (`llvm.exp.f32`) or libm's own
+/// name (`expf`, `exp`), one of those libmvec covers; none otherwise.
+std::optional<MathFunction> mathFunctionOf(const llvm::Function &Callee,
+                                           llvm::Type *T);
 
 struct VectorMathLibrary {
   /// What the kernel key records ("libmvec"); empty when there is none.
