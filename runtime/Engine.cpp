@@ -999,12 +999,14 @@ Engine::createTargetMachine(KernelOptions Options) const {
 }
 
 bool Engine::hasFeature(StringRef Name) const {
-  llvm::Expected<std::unique_ptr<TargetMachine>> TM = createTargetMachine({});
-  if (!TM) {
-    consumeError(TM.takeError());
+  // The subtarget's description alone: no TargetMachine is needed.
+  std::string Why;
+  const Target *T = TargetRegistry::lookupTarget(TripleName, Why);
+  if (!T)
     return false;
-  }
-  return (*TM)->getMCSubtargetInfo()->checkFeatures(("+" + Name).str());
+  std::unique_ptr<MCSubtargetInfo> STI(
+      T->createMCSubtargetInfo(TripleName, CPUName, Features));
+  return STI && STI->checkFeatures(("+" + Name).str());
 }
 
 Error Engine::adoptTarget(Module &M) const {

@@ -232,13 +232,12 @@ void Launch::recordCall(unsigned Phase, int64_t Begin, int64_t End,
   if (!Rec)
     Rec = std::make_unique<LaunchRecord>();
   auto Call = uint32_t(Rec->Calls.size());
-  rt::KernelFn Direct = B.callsInline(Begin, End, Grain) &&
-                                Phase < K.Phases.size()
-                            ? K.Phases[Phase]
-                            : nullptr;
   Rec->Calls.push_back({Phase, Begin, End, Grain,
                         std::vector<uint64_t>(Args, Args + K.Slots.size()),
-                        Direct, Direct && !K.CallsScheduler});
+                        B.callsInline(Begin, End, Grain) &&
+                                Phase < K.Phases.size()
+                            ? K.Phases[Phase]
+                            : nullptr});
   for (size_t I = 0; I < K.Slots.size(); ++I) {
     const SlotSpec &S = K.Slots[I];
     if (S.K == SlotSpec::Buffer)
@@ -286,7 +285,7 @@ rt::Status LaunchRecord::repeat(const Kernel &K, Executor &B,
     Calls[P.Call].Args[P.Slot] = reinterpret_cast<uintptr_t>(A.data(P.Field));
   }
   for (Call &C : Calls) {
-    if (C.Bare) {
+    if (C.Direct && !K.CallsScheduler) {
       C.Direct(C.Begin, C.End, C.Args.data());
     } else if (rt::Status St =
             C.Direct ? rt::runOnThisThread(C.Direct, C.Begin, C.End,

@@ -135,12 +135,10 @@ $defs:entries
 /// fifth of its speed so.
 constexpr unsigned NonTemporalMaxWeight = 8;
 
-/// Drops the !nontemporal of M's stores where its scalar functions loop or
-/// weigh more than NonTemporalMaxWeight (weighFunctions).
-void keepNonTemporalIfLight(llvm::Module &M, const KernelGen &G) {
-  Kernel Probe;
-  weighFunctions(M, G, Probe);
-  if (!Probe.Loops && Probe.Weight <= NonTemporalMaxWeight)
+/// Drops the !nontemporal of M's stores where its scalar functions, of
+/// weight W (weighFunctions), loop or weigh more than NonTemporalMaxWeight.
+void keepNonTemporalIfLight(llvm::Module &M, const Kernel &W) {
+  if (!W.Loops && W.Weight <= NonTemporalMaxWeight)
     return;
   for (llvm::Function &F : M)
     for (llvm::BasicBlock &BB : F)
@@ -163,11 +161,10 @@ constexpr unsigned InterleaveCount = 2;
 
 /// Asks the loop vectorizer to interleave the element loop of M's
 /// @body.map (the template's one `for`, whose latch is its `for.inc`) by
-/// InterleaveCount, where M's scalar functions are heavy and straight.
-void interleaveIfHeavy(llvm::Module &M, const KernelGen &G) {
-  Kernel Probe;
-  weighFunctions(M, G, Probe);
-  if (Probe.Loops || Probe.Weight < InterleaveMinWeight)
+/// InterleaveCount, where M's scalar functions, of weight W
+/// (weighFunctions), are heavy and straight.
+void interleaveIfHeavy(llvm::Module &M, const Kernel &W) {
+  if (W.Loops || W.Weight < InterleaveMinWeight)
     return;
   llvm::Function *Body = M.getFunction("body.map");
   if (!Body)
@@ -329,10 +326,13 @@ public:
                             {"outer", Outer},
                             {"elem", Elem}},
                            {"map"}, Ctx);
-    if (M && NonTemporal)
-      keepNonTemporalIfLight(**M, G);
-    if (M)
-      interleaveIfHeavy(**M, G);
+    if (!M)
+      return M;
+    Kernel Weight;
+    weighFunctions(**M, G, Weight);
+    if (NonTemporal)
+      keepNonTemporalIfLight(**M, Weight);
+    interleaveIfHeavy(**M, Weight);
     return M;
   }
 

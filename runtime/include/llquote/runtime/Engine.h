@@ -218,7 +218,8 @@ public:
   /// Whether the CPU kernels are compiled for has the target feature
   /// \p Name ("avx512f", "sse4a"), its own or one \ref features adds; a
   /// CPU named in the options has its features even when they are not
-  /// the host's. Builds a TargetMachine: ask once, not per kernel.
+  /// the host's. Builds the subtarget's description: ask once, not per
+  /// kernel.
   bool hasFeature(llvm::StringRef Name) const;
   unsigned optLevel() const { return OptLevel; }
   /// The directory holding this engine's disk entries; empty when the

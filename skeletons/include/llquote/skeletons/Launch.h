@@ -185,7 +185,6 @@ struct LaunchRecord {
     /// bare (not through rt::runOnThisThread) where the kernel never calls
     /// the scheduler (Kernel::CallsScheduler).
     rt::KernelFn Direct = nullptr;
-    bool Bare = false;
   };
   /// A slot of call Call that holds field Field of output Output's storage,
   /// or, with Output -1, of the array node NodeIx (preorder) holds.
