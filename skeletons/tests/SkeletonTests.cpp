@@ -1182,6 +1182,29 @@ TEST_CASE("a heavy element's loop is interleaved by two, a light one's is LLVM's
     REQUIRE(G == Want);
 }
 
+
+TEST_CASE("a heavy element gets 512-bit vectors where the CPU prefers 256 (-mcpu=skylake-avx512)") {
+  // LLVM tunes skylake-avx512 to prefer 256-bit vectors; a heavy straight
+  // element asks for the widest, a light one keeps the CPU's preference.
+  RuntimeOptions O;
+  O.CPU = "skylake-avx512";
+  Runtime R(O);
+  std::string Chain = "%r = float %a\n%r = fdiv float 1.0, %r\n";
+  for (int I = 0; I < 30; ++I)
+    Chain += "%r = fmul float %r, %a\n%r = fadd float %r, 1.0\n";
+  Fn Heavy("float (float %a)", Chain, __FILE__, __LINE__);
+  auto Light = LLQ_FN("float (float %a)", "%r = fmul float %a, %a");
+  auto X = fromVector(std::vector<float>(1000, 0.5f));
+  auto HeavyIR = R.kernelIR(map(Heavy, X), true);
+  auto LightIR = R.kernelIR(map(Light, X), true);
+  REQUIRE(HeavyIR);
+  REQUIRE(LightIR);
+  CHECK(HeavyIR->find("\"prefer-vector-width\"=\"512\"") != std::string::npos);
+  CHECK(HeavyIR->find("fdiv <16 x float>") != std::string::npos);
+  CHECK(LightIR->find("prefer-vector-width") == std::string::npos);
+  CHECK(LightIR->find("fmul <8 x float>") != std::string::npos);
+  CHECK(LightIR->find("<16 x float>") == std::string::npos);
+}
 TEST_CASE("half and bool elements") {
   using llq::rt::half;
   std::vector<half> Hs;
