@@ -12,7 +12,12 @@
 // row by row, the transposed source would be read a column at a time, one
 // cache line per element; within a tile, the lines of the source's Tile
 // rows that the tile reads stay in cache until all of their elements are
-// used. The index space is then the tiles, in row-major order.
+// used. The index space is then the tiles, numbered down the columns of
+// tiles: consecutive tiles read the same source rows (the next 256 bytes of
+// each), which the TLB and the prefetchers still hold, where across a row
+// of tiles each tile read source rows no tile before it had touched (a
+// transpose of 2^26 floats: 7.3-8.1 GB/s then, 8.9-9.3 now, on a 2-core
+// rocketlake).
 //
 // A heavy element with no loop of its own (weight 48 or more) has its loop
 // interleaved by two, so that two vector iterations' chains of dependent
@@ -88,12 +93,12 @@ entry:
   %inner = i64 $opr:inner
   %tile = i64 $opr:tile
   %tilem1 = sub i64 %tile, 1
-  %tcols0 = add i64 %inner, %tilem1
-  %tcols = sdiv i64 %tcols0, %tile
+  %trows0 = add i64 %rows, %tilem1
+  %trows = sdiv i64 %trows0, %tile
   for i64 %t in %lo to %hi {
-    %tr = sdiv i64 %t, %tcols
-    %tc0 = mul i64 %tr, %tcols
-    %tc = sub i64 %t, %tc0
+    %tc = sdiv i64 %t, %trows
+    %tr0 = mul i64 %tc, %trows
+    %tr = sub i64 %t, %tr0
     %i0 = mul i64 %tr, %tile
     %j0 = mul i64 %tc, %tile
     %i1 = add i64 %i0, %tile

@@ -353,7 +353,7 @@ TEST_CASE("transposes are written in tiles: every shape, partial tiles, fused pr
     REQUIRE(T.size() == size_t(R * C));
     auto IR = cpu().kernelIR(transpose(MA), false);
     REQUIRE(IR);
-    CHECK(IR->find("%tcols") != std::string::npos);
+    CHECK(IR->find("%trows") != std::string::npos);
     for (int64_t I = 0; I < C; ++I)
       for (int64_t J = 0; J < R; ++J) {
         int64_t Out = I * R + J, In = J * C + I;
