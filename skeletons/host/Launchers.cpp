@@ -90,7 +90,8 @@ public:
       return E;
     if (tiled(P, L.backend())) {
       int64_t Side = tileFor(P);
-      L.Host = {uint64_t(Side)};
+      // Large tiles are walked down the columns of tiles (Map.cpp).
+      L.Host = {uint64_t(Side), uint64_t(Side == LargeTile)};
       int64_t Tiles = ((P.Sh.extent(0) + Side - 1) / Side) *
                       ((P.Sh.extent(1) + Side - 1) / Side);
       return L.run(0, 0, Tiles, L.backend().grain(4));
