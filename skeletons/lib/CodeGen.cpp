@@ -932,13 +932,135 @@ const Template FoldQuarters = LLQ_INSTRS(R"(
     %a3 = $type:t $id:into
   }
 )");
+/// The same with eight chains: each quarter (of an even length %q) is two
+/// halves of %e elements folded at once (%o0 .. %o7, the last running to
+/// Last), whose folds are combined in order into the quarter's; one chain
+/// when there are fewer than eight elements.
+const Template FoldEighths = LLQ_INSTRS(R"(
+  %len = sub i64 $opr:last, $opr:first
+  %e = sdiv i64 %len, 8
+  %q = add i64 %e, %e
+  %q0 = i64 $opr:first
+  %q1 = add i64 %q0, %q
+  %q2 = add i64 %q1, %q
+  %q3 = add i64 %q2, %q
+  %h0 = add i64 %q0, %e
+  %h1 = add i64 %q1, %e
+  %h2 = add i64 %q2, %e
+  %h3 = add i64 %q3, %e
+  %multi = icmp sgt i64 %e, 0
+  if %multi {
+    $id:j = i64 %q0
+    $instrs:elem
+    %o0 = $type:t $opr:x
+    $id:j = i64 %h0
+    $instrs:elem
+    %o1 = $type:t $opr:x
+    $id:j = i64 %q1
+    $instrs:elem
+    %o2 = $type:t $opr:x
+    $id:j = i64 %h1
+    $instrs:elem
+    %o3 = $type:t $opr:x
+    $id:j = i64 %q2
+    $instrs:elem
+    %o4 = $type:t $opr:x
+    $id:j = i64 %h2
+    $instrs:elem
+    %o5 = $type:t $opr:x
+    $id:j = i64 %q3
+    $instrs:elem
+    %o6 = $type:t $opr:x
+    $id:j = i64 %h3
+    $instrs:elem
+    %o7 = $type:t $opr:x
+    for i64 %i in 1 to %e {
+      $id:j = add i64 %q0, %i
+      $instrs:elem
+      %o0 = call $type:t $gid:f($type:t %o0, $type:t $opr:x)
+      $id:j = add i64 %h0, %i
+      $instrs:elem
+      %o1 = call $type:t $gid:f($type:t %o1, $type:t $opr:x)
+      $id:j = add i64 %q1, %i
+      $instrs:elem
+      %o2 = call $type:t $gid:f($type:t %o2, $type:t $opr:x)
+      $id:j = add i64 %h1, %i
+      $instrs:elem
+      %o3 = call $type:t $gid:f($type:t %o3, $type:t $opr:x)
+      $id:j = add i64 %q2, %i
+      $instrs:elem
+      %o4 = call $type:t $gid:f($type:t %o4, $type:t $opr:x)
+      $id:j = add i64 %h2, %i
+      $instrs:elem
+      %o5 = call $type:t $gid:f($type:t %o5, $type:t $opr:x)
+      $id:j = add i64 %q3, %i
+      $instrs:elem
+      %o6 = call $type:t $gid:f($type:t %o6, $type:t $opr:x)
+      $id:j = add i64 %h3, %i
+      $instrs:elem
+      %o7 = call $type:t $gid:f($type:t %o7, $type:t $opr:x)
+    }
+    %tail = add i64 %q3, %q
+    for i64 %i in %tail to $opr:last {
+      $id:j = i64 %i
+      $instrs:elem
+      %o7 = call $type:t $gid:f($type:t %o7, $type:t $opr:x)
+    }
+    %a0 = call $type:t $gid:f($type:t %o0, $type:t %o1)
+    %a1 = call $type:t $gid:f($type:t %o2, $type:t %o3)
+    %a2 = call $type:t $gid:f($type:t %o4, $type:t %o5)
+    %a3 = call $type:t $gid:f($type:t %o6, $type:t %o7)
+    $id:into = call $type:t $gid:f($type:t %a0, $type:t %a1)
+    $id:into = call $type:t $gid:f($type:t $id:into, $type:t %a2)
+    $id:into = call $type:t $gid:f($type:t $id:into, $type:t %a3)
+  } else {
+    $id:j = i64 $opr:first
+    $instrs:elem
+    $id:into = $type:t $opr:x
+    %next = add i64 $opr:first, 1
+    for i64 %i in %next to $opr:last {
+      $id:j = i64 %i
+      $instrs:elem
+      $id:into = call $type:t $gid:f($type:t $id:into, $type:t $opr:x)
+    }
+    ; Defined on every path: a caller reads them under %multi only.
+    %a0 = $type:t $id:into
+    %a1 = $type:t $id:into
+    %a2 = $type:t $id:into
+    %a3 = $type:t $id:into
+    %o0 = $type:t $id:into
+    %o1 = $type:t $id:into
+    %o2 = $type:t $id:into
+    %o3 = $type:t $id:into
+    %o4 = $type:t $id:into
+    %o5 = $type:t $id:into
+    %o6 = $type:t $id:into
+    %o7 = $type:t $id:into
+  }
+)");
 } // namespace
 
 Code llq::detail::foldRange(KernelGen &G, const Code &Elem, const Operand &X,
                             const std::string &J, llvm::Type *T,
                             const std::string &F, const Operand &First,
-                            const Operand &Last, const std::string &Into) {
+                            const Operand &Last, const std::string &Into,
+                            unsigned Chains) {
   Code C;
+  if (Chains == 8) {
+    G.code(C, FoldEighths,
+           {{"elem", Elem},
+            {"x", X},
+            {"j", J},
+            {"t", T},
+            {"f", F},
+            {"first", First},
+            {"last", Last},
+            {"into", Into}},
+           {"len", "e", "q", "q0", "q1", "q2", "q3", "h0", "h1", "h2", "h3",
+            "multi", "o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7", "a0",
+            "a1", "a2", "a3", "i", "tail", "next", J, Into});
+    return C;
+  }
   G.code(C, FoldQuarters,
          {{"elem", Elem},
           {"x", X},

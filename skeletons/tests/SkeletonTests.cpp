@@ -825,6 +825,59 @@ TEST_CASE("scans keep the order of a non-commutative function across chunks") {
   CHECK(std::equal(Short.begin(), Short.end(), Seq.begin()));
 }
 
+TEST_CASE("vector scans of every variant, at lengths that leave chunks every tail of eight") {
+  // The streaming phase folds and scans a chunk as eight chains (halves of
+  // quarters), the 0 to 7 elements left over going to the last; chunks of
+  // i32 hold 16384 elements at these lengths, so the last chunk's length
+  // (1 to 15) is set here.
+  Fn Add("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b");
+  for (int64_t N : {int64_t(1), int64_t(7), int64_t(8), int64_t(9), int64_t(15),
+                    int64_t(32768), int64_t(32768 * 3 + 1), int64_t(32768 * 3 + 6),
+                    int64_t(32768 * 4 + 7), int64_t(32768 * 5 + 12),
+                    int64_t(32768 * 6 + 15)}) {
+    CAPTURE(N);
+    std::vector<int32_t> Xs(static_cast<size_t>(N));
+    for (int64_t I = 0; I < N; ++I)
+      Xs[size_t(I)] = int32_t((I * 7919) % 23) - 11;
+    Array<int32_t> X = fromVector(Xs);
+    auto L = cpu().run(scanl(Add, int32_t(3), X)).toVector<int32_t>();
+    auto L1 = cpu().run(scanl1(Add, X)).toVector<int32_t>();
+    auto R = cpu().run(scanr(Add, int32_t(3), X)).toVector<int32_t>();
+    auto R1 = cpu().run(scanr1(Add, X)).toVector<int32_t>();
+    auto [LP, LT] = scanlPrime(Add, int32_t(3), X);
+    auto [RP, RT] = scanrPrime(Add, int32_t(3), X);
+    auto [GotLP, GotLT, GotRP, GotRT] = cpu().run(LP, LT, RP, RT);
+    std::vector<int32_t> Pl = GotLP.as<int32_t>().toVector();
+    std::vector<int32_t> Pr = GotRP.as<int32_t>().toVector();
+    REQUIRE(L.size() == size_t(N + 1));
+    REQUIRE(R.size() == size_t(N + 1));
+    REQUIRE(L1.size() == size_t(N));
+    REQUIRE(R1.size() == size_t(N));
+    REQUIRE(Pl.size() == size_t(N));
+    REQUIRE(Pr.size() == size_t(N));
+    size_t Bad = (L[0] != 3) + (R[size_t(N)] != 3);
+    int32_t Acc = 3, Acc1 = 0;
+    for (int64_t I = 0; I < N; ++I) {
+      Bad += Pl[size_t(I)] != Acc;
+      Acc += Xs[size_t(I)];
+      Acc1 += Xs[size_t(I)];
+      Bad += L[size_t(I + 1)] != Acc;
+      Bad += L1[size_t(I)] != Acc1;
+    }
+    CHECK(GotLT.as<int32_t>().scalar() == Acc);
+    int32_t RAcc = 3, RAcc1 = 0;
+    for (int64_t I = N - 1; I >= 0; --I) {
+      Bad += Pr[size_t(I)] != RAcc;
+      RAcc += Xs[size_t(I)];
+      RAcc1 += Xs[size_t(I)];
+      Bad += R[size_t(I)] != RAcc;
+      Bad += R1[size_t(I)] != RAcc1;
+    }
+    CHECK(GotRT.as<int32_t>().scalar() == RAcc);
+    CHECK(Bad == 0);
+  }
+}
+
 /// Whether the CPU backend writes large outputs non-temporally on this host
 /// (CpuBackends.cpp: not on an x86 without SSE4a).
 static bool hostNonTemporalStores() {

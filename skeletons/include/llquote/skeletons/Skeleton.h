@@ -375,11 +375,14 @@ llvm::Error failure(const std::string &Message);
 /// Assigns %len, %q (a quarter's length), %q0 .. %q3 (the quarters'
 /// starts, the last quarter running to Last), %multi (whether there are
 /// quarters) and %a0 .. %a3 (their folds under %multi; Into otherwise),
-/// for a caller to read, and %i, %tail and %next.
+/// for a caller to read, and %i, %tail and %next. With Chains 8, each
+/// quarter (then of even length) is two halves folded at once, eight
+/// chains in all, and a range of fewer than eight elements is one chain;
+/// it assigns %e, %h0 .. %h3 and %o0 .. %o7 too.
 Code foldRange(KernelGen &G, const Code &Elem, const Operand &X,
                const std::string &J, llvm::Type *T, const std::string &F,
                const Operand &First, const Operand &Last,
-               const std::string &Into);
+               const std::string &Into, unsigned Chains = 4);
 
 /// The skeletons of the library.
 const Skeleton &materializeSkeleton();
