@@ -15,10 +15,13 @@
 // ticket (in scan order), folds it, waits until the chunk before it has
 // published the value of everything up to its end, publishes its own, and
 // scans the chunk again, now from cache. The input is read from memory
-// once instead of twice. Both passes work on the eight halves of the
-// chunk's quarters at once (foldRange with 8 chains, ScanEighthsUp/Down),
-// so that eight chains of calls are in flight: with four, a scan of 2^26
-// floats ran 3-13% slower on a 2-core rocketlake (docs/Skeletons.md).
+// once instead of twice. The fold works on the eight halves of the chunk's
+// quarters at once (foldRange with 8 chains), so that eight chains of calls
+// and eight streams of loads are in flight; the scan again works on the
+// four quarters (ScanChunkUp/Down), four chains, whose stores are four
+// streams. Eight there too ran a scan of 2^26 floats at 11 GB/s, against
+// 15.6 with four (and 14.5-15.3 with a fold of four), on a 2-core
+// rocketlake (docs/Skeletons.md).
 // A chunk waits only on one ticketed before it, which a running thread
 // holds, so the waits cannot deadlock. An output too large for the caches
 // (ScanNonTemporalBytes) is written with non-temporal stores (variant 1),
@@ -433,28 +436,25 @@ const Template EmptyScan = LLQ_INSTRS(R"(
 )");
 
 /// The chunk scanned again, after the final init has set %acc and %from
-/// for its first element in scan order, as eight chains at once when the
-/// fold made them (%multi; foldRange with 8 chains: %o0 .. %o7 fold the
-/// halves of the quarters, which start at %q0, %h0, %q1, .. %h3 and are %e
-/// long, the last running to %last), each from its own carry (the chunk's,
-/// %cin, combined with the folds of the halves before it in scan order),
-/// else as one chain. $instrs:step scans element %j into %acc.
-/// $instrs:second sets the carry of the second half in scan order (%k1
-/// upwards, %k6 downwards) from %kc1 / %kc6: for scanl1/scanr1, the chunk
-/// at the scan's start (%inner false) starts it from its first half's fold,
-/// not from a carry.
-const Template ScanEighthsUp = LLQ_INSTRS(R"(
+/// for its first element in scan order: as four quarters at once when the
+/// fold made them (%multi; the fold's eight halves are combined into the
+/// quarters' %a0 .. %a3), each from its own carry (the chunk's carry,
+/// %cin, combined with the folds %a0 .. %a3 of the quarters before it in
+/// scan order), else as one chain. $instrs:step scans element %j into
+/// %acc. $instrs:second sets the carry of the second quarter in scan order
+/// (%k1 upwards, %k2 downwards) from %kc1 / %kc2: for scanl1/scanr1, the
+/// chunk at the scan's start (%inner false) starts it from its first
+/// quarter's fold, not from a carry.
+const Template ScanChunkUp = LLQ_INSTRS(R"(
   if %multi {
-    %kc1 = call $type:t $gid:f($type:t %cin, $type:t %o0)
+    %kc1 = call $type:t $gid:f($type:t %cin, $type:t %a0)
     $instrs:second
-    %k2 = call $type:t $gid:f($type:t %k1, $type:t %o1)
-    %k3 = call $type:t $gid:f($type:t %k2, $type:t %o2)
-    %k4 = call $type:t $gid:f($type:t %k3, $type:t %o3)
-    %k5 = call $type:t $gid:f($type:t %k4, $type:t %o4)
-    %k6 = call $type:t $gid:f($type:t %k5, $type:t %o5)
-    %k7 = call $type:t $gid:f($type:t %k6, $type:t %o6)
+    %kc2 = call $type:t $gid:f($type:t %k1, $type:t %a1)
+    %k2 = $type:t %kc2
+    %kc3 = call $type:t $gid:f($type:t %k2, $type:t %a2)
+    %k3 = $type:t %kc3
     %k0 = $type:t %acc
-    for i64 %i in 0 to %e {
+    for i64 %i in 0 to %q {
       %j = add i64 %first, %i
       %ok = icmp sge i64 %j, %from
       if %ok {
@@ -462,36 +462,20 @@ const Template ScanEighthsUp = LLQ_INSTRS(R"(
         $instrs:step
         %k0 = $type:t %acc
       }
-      %j = add i64 %h0, %i
+      %j = add i64 %q1, %i
       %acc = $type:t %k1
       $instrs:step
       %k1 = $type:t %acc
-      %j = add i64 %q1, %i
+      %j = add i64 %q2, %i
       %acc = $type:t %k2
       $instrs:step
       %k2 = $type:t %acc
-      %j = add i64 %h1, %i
+      %j = add i64 %q3, %i
       %acc = $type:t %k3
       $instrs:step
       %k3 = $type:t %acc
-      %j = add i64 %q2, %i
-      %acc = $type:t %k4
-      $instrs:step
-      %k4 = $type:t %acc
-      %j = add i64 %h2, %i
-      %acc = $type:t %k5
-      $instrs:step
-      %k5 = $type:t %acc
-      %j = add i64 %q3, %i
-      %acc = $type:t %k6
-      $instrs:step
-      %k6 = $type:t %acc
-      %j = add i64 %h3, %i
-      %acc = $type:t %k7
-      $instrs:step
-      %k7 = $type:t %acc
     }
-    %acc = $type:t %k7
+    %acc = $type:t %k3
     %tail = add i64 %q3, %q
     for i64 %j in %tail to %last {
       $instrs:step
@@ -502,69 +486,44 @@ const Template ScanEighthsUp = LLQ_INSTRS(R"(
     }
   }
 )");
-
-/// ScanEighthsUp downwards: the top half (%h3 to %last) first, from %acc,
-/// then each half below it from its carry.
-const Template ScanEighthsDown = LLQ_INSTRS(R"(
+const Template ScanChunkDown = LLQ_INSTRS(R"(
   if %multi {
-    %kc6 = call $type:t $gid:f($type:t %o7, $type:t %cin)
+    %kc2 = call $type:t $gid:f($type:t %a3, $type:t %cin)
     $instrs:second
-    %k5 = call $type:t $gid:f($type:t %o6, $type:t %k6)
-    %k4 = call $type:t $gid:f($type:t %o5, $type:t %k5)
-    %k3 = call $type:t $gid:f($type:t %o4, $type:t %k4)
-    %k2 = call $type:t $gid:f($type:t %o3, $type:t %k3)
-    %k1 = call $type:t $gid:f($type:t %o2, $type:t %k2)
-    %k0 = call $type:t $gid:f($type:t %o1, $type:t %k1)
-    %k7 = $type:t %acc
-    for i64 %i in 0 to %e {
+    %kc1 = call $type:t $gid:f($type:t %a2, $type:t %k2)
+    %k1 = $type:t %kc1
+    %kc0 = call $type:t $gid:f($type:t %a1, $type:t %k1)
+    %k0 = $type:t %kc0
+    %k3 = $type:t %acc
+    for i64 %i in 0 to %q {
       %j = sub i64 %last, 1
       %j = sub i64 %j, %i
       %ok = icmp sle i64 %j, %from
       if %ok {
-        %acc = $type:t %k7
+        %acc = $type:t %k3
         $instrs:step
-        %k7 = $type:t %acc
+        %k3 = $type:t %acc
       }
-      %j = sub i64 %h3, 1
-      %j = sub i64 %j, %i
-      %acc = $type:t %k6
-      $instrs:step
-      %k6 = $type:t %acc
       %j = sub i64 %q3, 1
-      %j = sub i64 %j, %i
-      %acc = $type:t %k5
-      $instrs:step
-      %k5 = $type:t %acc
-      %j = sub i64 %h2, 1
-      %j = sub i64 %j, %i
-      %acc = $type:t %k4
-      $instrs:step
-      %k4 = $type:t %acc
-      %j = sub i64 %q2, 1
-      %j = sub i64 %j, %i
-      %acc = $type:t %k3
-      $instrs:step
-      %k3 = $type:t %acc
-      %j = sub i64 %h1, 1
       %j = sub i64 %j, %i
       %acc = $type:t %k2
       $instrs:step
       %k2 = $type:t %acc
-      %j = sub i64 %q1, 1
+      %j = sub i64 %q2, 1
       %j = sub i64 %j, %i
       %acc = $type:t %k1
       $instrs:step
       %k1 = $type:t %acc
-      %j = sub i64 %h0, 1
+      %j = sub i64 %q1, 1
       %j = sub i64 %j, %i
       %acc = $type:t %k0
       $instrs:step
       %k0 = $type:t %acc
     }
-    %acc = $type:t %k7
-    %rest = sub i64 %last, %e
+    %acc = $type:t %k3
+    %rest = sub i64 %last, %q
     %rest = sub i64 %rest, 1
-    %qb = sub i64 %h3, 1
+    %qb = sub i64 %q3, 1
     for i64 %j in %rest downto %qb {
       $instrs:step
     }
@@ -574,9 +533,8 @@ const Template ScanEighthsDown = LLQ_INSTRS(R"(
     }
   }
 )");
-
-/// The second chain's carry: always combined, or, for scanl1/scanr1, only
-/// inside the scan.
+/// The second quarter's carry: always combined, or, for scanl1/scanr1,
+/// only inside the scan.
 const Template SecondCarry = LLQ_INSTRS(R"(
   $id:k = $type:t $id:kc
 )");
@@ -717,17 +675,17 @@ public:
              {"flags", "ticket"});
       Code Pick, Second, Again;
       G.code(Pick, Left ? PickUp : PickDown, {}, {"top", "c"});
-      const char *K = Left ? "k1" : "k6", *KC = Left ? "kc1" : "kc6";
+      const char *K = Left ? "k1" : "k2", *KC = Left ? "kc1" : "kc2";
       if (Variant == 1)
         G.code(Second, SecondCarryOfInner,
-               {{"t", T}, {"k", K}, {"kc", KC}, {"fold", Left ? "o0" : "o7"}},
+               {{"t", T}, {"k", K}, {"kc", KC}, {"fold", Left ? "a0" : "a3"}},
                {K});
       else
         G.code(Second, SecondCarry, {{"t", T}, {"k", K}, {"kc", KC}}, {K});
-      G.code(Again, Left ? ScanEighthsUp : ScanEighthsDown,
+      G.code(Again, Left ? ScanChunkUp : ScanChunkDown,
              {{"t", T}, {"f", F}, {"second", Second}, {"step", Step}},
-             {"kc1", "kc6", "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7",
-              "i", "j", "ok", "acc", "tail", "rest", "qb", "x"});
+             {"kc0", "kc1", "kc2", "kc3", "k0", "k1", "k2", "k3", "i", "j",
+              "ok", "acc", "tail", "rest", "qb", "x"});
       return G.instantiate(StreamScan,
                            {{"setup", Setup},
                             {"pick", Pick},

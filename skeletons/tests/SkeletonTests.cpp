@@ -826,8 +826,9 @@ TEST_CASE("scans keep the order of a non-commutative function across chunks") {
 }
 
 TEST_CASE("vector scans of every variant, at lengths that leave chunks every tail of eight") {
-  // The streaming phase folds and scans a chunk as eight chains (halves of
-  // quarters), the 0 to 7 elements left over going to the last; chunks of
+  // The streaming phase folds a chunk as eight chains (halves of quarters)
+  // and scans it again as four, the 0 to 7 elements left over going to the
+  // last of each; chunks of
   // i32 hold 16384 elements at these lengths, so the last chunk's length
   // (1 to 15) is set here.
   Fn Add("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b");
