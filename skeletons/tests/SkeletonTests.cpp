@@ -828,9 +828,8 @@ TEST_CASE("scans keep the order of a non-commutative function across chunks") {
 TEST_CASE("vector scans of every variant, at lengths that leave chunks every tail of eight") {
   // The streaming phase folds a chunk as eight chains (halves of quarters)
   // and scans it again as four, the 0 to 7 elements left over going to the
-  // last of each; chunks of
-  // i32 hold 16384 elements at these lengths, so the last chunk's length
-  // (1 to 15) is set here.
+  // last of each; chunks of i32 hold 16384 elements at these lengths, so
+  // the last chunk's length (1 to 15) is set here.
   Fn Add("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b");
   for (int64_t N : {int64_t(1), int64_t(7), int64_t(8), int64_t(9), int64_t(15),
                     int64_t(32768), int64_t(32768 * 3 + 1), int64_t(32768 * 3 + 6),
