@@ -868,6 +868,20 @@ void KernelGen::code(Code &C, const Template &T, const Bindings &Bound,
 }
 
 namespace {
+/// [first, last) folded as one chain into $id:into: foldRange's code for a
+/// range too short for its chains.
+const Template FoldOneChain = LLQ_INSTRS(R"(
+  $id:j = i64 $opr:first
+  $instrs:elem
+  $id:into = $type:t $opr:x
+  %next = add i64 $opr:first, 1
+  for i64 %i in %next to $opr:last {
+    $id:j = i64 %i
+    $instrs:elem
+    $id:into = call $type:t $gid:f($type:t $id:into, $type:t $opr:x)
+  }
+)");
+
 /// foldRange's code: four quarters of [first, last) folded at once into
 /// %a0 .. %a3, then combined in order into $id:into; one chain when there
 /// are fewer than four elements.
@@ -916,15 +930,7 @@ const Template FoldQuarters = LLQ_INSTRS(R"(
     $id:into = call $type:t $gid:f($type:t $id:into, $type:t %a2)
     $id:into = call $type:t $gid:f($type:t $id:into, $type:t %a3)
   } else {
-    $id:j = i64 $opr:first
-    $instrs:elem
-    $id:into = $type:t $opr:x
-    %next = add i64 $opr:first, 1
-    for i64 %i in %next to $opr:last {
-      $id:j = i64 %i
-      $instrs:elem
-      $id:into = call $type:t $gid:f($type:t $id:into, $type:t $opr:x)
-    }
+    $instrs:onechain
     ; Defined on every path: a caller reads them under %multi only.
     %a0 = $type:t $id:into
     %a1 = $type:t $id:into
@@ -1014,15 +1020,7 @@ const Template FoldEighths = LLQ_INSTRS(R"(
     $id:into = call $type:t $gid:f($type:t $id:into, $type:t %a2)
     $id:into = call $type:t $gid:f($type:t $id:into, $type:t %a3)
   } else {
-    $id:j = i64 $opr:first
-    $instrs:elem
-    $id:into = $type:t $opr:x
-    %next = add i64 $opr:first, 1
-    for i64 %i in %next to $opr:last {
-      $id:j = i64 %i
-      $instrs:elem
-      $id:into = call $type:t $gid:f($type:t $id:into, $type:t $opr:x)
-    }
+    $instrs:onechain
     ; Defined on every path: a caller reads them under %multi only.
     %a0 = $type:t $id:into
     %a1 = $type:t $id:into
@@ -1045,32 +1043,19 @@ Code llq::detail::foldRange(KernelGen &G, const Code &Elem, const Operand &X,
                             const std::string &F, const Operand &First,
                             const Operand &Last, const std::string &Into,
                             unsigned Chains) {
-  Code C;
-  if (Chains == 8) {
-    G.code(C, FoldEighths,
-           {{"elem", Elem},
-            {"x", X},
-            {"j", J},
-            {"t", T},
-            {"f", F},
-            {"first", First},
-            {"last", Last},
-            {"into", Into}},
+  Bindings B{{"elem", Elem}, {"x", X},         {"j", J},       {"t", T},
+             {"f", F},       {"first", First}, {"last", Last}, {"into", Into}};
+  Code OneChain, C;
+  G.code(OneChain, FoldOneChain, B, {"next", "i", J, Into});
+  B.try_emplace("onechain", OneChain);
+  if (Chains == 8)
+    G.code(C, FoldEighths, B,
            {"len", "e", "q", "q0", "q1", "q2", "q3", "h0", "h1", "h2", "h3",
             "multi", "o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7", "a0",
             "a1", "a2", "a3", "i", "tail", "next", J, Into});
-    return C;
-  }
-  G.code(C, FoldQuarters,
-         {{"elem", Elem},
-          {"x", X},
-          {"j", J},
-          {"t", T},
-          {"f", F},
-          {"first", First},
-          {"last", Last},
-          {"into", Into}},
-         {"len", "q", "q0", "q1", "q2", "q3", "multi", "a0", "a1", "a2", "a3",
-          "i", "tail", "next", J, Into});
+  else
+    G.code(C, FoldQuarters, B,
+           {"len", "q", "q0", "q1", "q2", "q3", "multi", "a0", "a1", "a2",
+            "a3", "i", "tail", "next", J, Into});
   return C;
 }

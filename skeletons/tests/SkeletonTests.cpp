@@ -1210,13 +1210,18 @@ TEST_CASE("math calls with afn are inline code (exp, log) or glibc's vector math
     REQUIRE(std::fabs(V - 256.0) <= 1e-12);
 }
 
-TEST_CASE("a heavy element's loop is interleaved by two, a light one's is LLVM's choice") {
-  Runtime R;
-  // A division and thirty dependent multiplies and adds: 60 instructions.
+/// A heavy straight element: a division and thirty dependent multiplies and
+/// adds, 60 instructions.
+static Fn heavyChainFn() {
   std::string Chain = "%r = float %a\n%r = fdiv float 1.0, %r\n";
   for (int I = 0; I < 30; ++I)
     Chain += "%r = fmul float %r, %a\n%r = fadd float %r, 1.0\n";
-  Fn Heavy("float (float %a)", Chain, __FILE__, __LINE__);
+  return Fn("float (float %a)", Chain, __FILE__, __LINE__);
+}
+
+TEST_CASE("a heavy element's loop is interleaved by two, a light one's is LLVM's choice") {
+  Runtime R;
+  Fn Heavy = heavyChainFn();
   auto Light = LLQ_FN("float (float %a)", "%r = fmul float %a, %a");
   auto X = fromVector(std::vector<float>(1000, 0.5f));
   auto HeavyIR = R.kernelIR(map(Heavy, X));
@@ -1242,10 +1247,7 @@ TEST_CASE("a heavy element gets 512-bit vectors where the CPU prefers 256 (-mcpu
   RuntimeOptions O;
   O.CPU = "skylake-avx512";
   Runtime R(O);
-  std::string Chain = "%r = float %a\n%r = fdiv float 1.0, %r\n";
-  for (int I = 0; I < 30; ++I)
-    Chain += "%r = fmul float %r, %a\n%r = fadd float %r, 1.0\n";
-  Fn Heavy("float (float %a)", Chain, __FILE__, __LINE__);
+  Fn Heavy = heavyChainFn();
   auto Light = LLQ_FN("float (float %a)", "%r = fmul float %a, %a");
   auto X = fromVector(std::vector<float>(1000, 0.5f));
   auto HeavyIR = R.kernelIR(map(Heavy, X), true);
