@@ -1026,14 +1026,6 @@ const Template FoldEighths = LLQ_INSTRS(R"(
     %a1 = $type:t $id:into
     %a2 = $type:t $id:into
     %a3 = $type:t $id:into
-    %o0 = $type:t $id:into
-    %o1 = $type:t $id:into
-    %o2 = $type:t $id:into
-    %o3 = $type:t $id:into
-    %o4 = $type:t $id:into
-    %o5 = $type:t $id:into
-    %o6 = $type:t $id:into
-    %o7 = $type:t $id:into
   }
 )");
 } // namespace
@@ -1050,9 +1042,8 @@ Code llq::detail::foldRange(KernelGen &G, const Code &Elem, const Operand &X,
   B.try_emplace("onechain", OneChain);
   if (Chains == 8)
     G.code(C, FoldEighths, B,
-           {"len", "e", "q", "q0", "q1", "q2", "q3", "h0", "h1", "h2", "h3",
-            "multi", "o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7", "a0",
-            "a1", "a2", "a3", "i", "tail", "next", J, Into});
+           {"len", "q", "q0", "q1", "q2", "q3", "multi", "a0", "a1", "a2",
+            "a3", "i", "tail", "next", J, Into});
   else
     G.code(C, FoldQuarters, B,
            {"len", "q", "q0", "q1", "q2", "q3", "multi", "a0", "a1", "a2",

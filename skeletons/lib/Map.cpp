@@ -175,12 +175,18 @@ void keepNonTemporalIfLight(llvm::Module &M, const Kernel &W) {
 constexpr unsigned InterleaveMinWeight = 48;
 constexpr unsigned InterleaveCount = 2;
 
+/// Whether scalar functions of weight W (weighFunctions) are heavy and
+/// straight: InterleaveMinWeight or more, and no loop of their own.
+bool heavyAndStraight(const Kernel &W) {
+  return !W.Loops && W.Weight >= InterleaveMinWeight;
+}
+
 /// Asks the loop vectorizer to interleave the element loop of M's
 /// @body.map (the template's one `for`, whose latch is its `for.inc`) by
-/// InterleaveCount, where M's scalar functions, of weight W
-/// (weighFunctions), are heavy and straight.
+/// InterleaveCount, where M's scalar functions, of weight W, are heavy and
+/// straight (heavyAndStraight).
 void interleaveIfHeavy(llvm::Module &M, const Kernel &W) {
-  if (W.Loops || W.Weight < InterleaveMinWeight)
+  if (!heavyAndStraight(W))
     return;
   llvm::Function *Body = M.getFunction("body.map");
   if (!Body)
@@ -204,19 +210,19 @@ void interleaveIfHeavy(llvm::Module &M, const Kernel &W) {
 constexpr const char *WideVectorBits = "512";
 
 /// Lets the code generator use its widest vectors in M where M's scalar
-/// functions, of weight W (weighFunctions), are heavy and straight
-/// (InterleaveMinWeight, as interleaveIfHeavy). LLVM tunes several x86
-/// CPUs with AVX-512 (Intel's from Skylake-SP to Sapphire Rapids,
-/// `rocketlake` among them) to prefer 256-bit vectors, which keeps a light
-/// loop that waits on memory from lowering the clock; an element that
-/// computes for long gains twice the lanes. Black-Scholes went from
+/// functions, of weight W, are heavy and straight (heavyAndStraight, as
+/// for interleaveIfHeavy). LLVM tunes several x86 CPUs with AVX-512
+/// (Intel's from Skylake-SP to Sapphire Rapids, `rocketlake` among them)
+/// to prefer 256-bit vectors, which keeps a light loop that waits on memory
+/// from lowering the clock; an element that computes for long gains twice
+/// the lanes. Black-Scholes went from
 /// 0.69-0.85x to 1.04-1.18x Halide's on a 2-core `rocketlake` (bench/arrays,
 /// 2^18 to 2^26). The attribute is a ceiling: a target without 512-bit
 /// vectors keeps its own width. Elements that loop inside are left alone:
 /// n-body's (a loop over the bodies) measured 0.97x Halide with the wider
 /// vectors against 1.00x without.
 void preferWideVectorsIfHeavy(llvm::Module &M, const Kernel &W) {
-  if (W.Loops || W.Weight < InterleaveMinWeight)
+  if (!heavyAndStraight(W))
     return;
   for (llvm::Function &F : M)
     if (!F.isDeclaration())

@@ -378,7 +378,7 @@ llvm::Error failure(const std::string &Message);
 /// for a caller to read, and %i, %tail and %next. With Chains 8, each
 /// quarter (then of even length) is two halves folded at once, eight
 /// chains in all, and a range of fewer than eight elements is one chain;
-/// it assigns %e, %h0 .. %h3 and %o0 .. %o7 too.
+/// it assigns the same variables.
 Code foldRange(KernelGen &G, const Code &Elem, const Operand &X,
                const std::string &J, llvm::Type *T, const std::string &F,
                const Operand &First, const Operand &Last,
