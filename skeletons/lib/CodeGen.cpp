@@ -941,8 +941,10 @@ const Template FoldQuarters = LLQ_INSTRS(R"(
 /// The same with eight chains: each quarter (of an even length %q) is two
 /// halves of %e elements folded at once (%o0 .. %o7, the last running to
 /// Last), whose folds are combined in order into the quarter's; one chain
-/// when there are fewer than eight elements.
-const Template FoldEighths = LLQ_INSTRS(R"(
+/// when there are fewer than eight elements. In three parts, so that a
+/// caller can run the steps among other work (foldEighthsParts): the
+/// bounds and the chains' first elements, ...
+const Template EighthsStart = LLQ_INSTRS(R"(
   %len = sub i64 $opr:last, $opr:first
   %e = sdiv i64 %len, 8
   %q = add i64 %e, %e
@@ -980,32 +982,50 @@ const Template FoldEighths = LLQ_INSTRS(R"(
     $id:j = i64 %h3
     $instrs:elem
     %o7 = $type:t $opr:x
-    for i64 %i in 1 to %e {
-      $id:j = add i64 %q0, %i
-      $instrs:elem
-      %o0 = call $type:t $gid:f($type:t %o0, $type:t $opr:x)
-      $id:j = add i64 %h0, %i
-      $instrs:elem
-      %o1 = call $type:t $gid:f($type:t %o1, $type:t $opr:x)
-      $id:j = add i64 %q1, %i
-      $instrs:elem
-      %o2 = call $type:t $gid:f($type:t %o2, $type:t $opr:x)
-      $id:j = add i64 %h1, %i
-      $instrs:elem
-      %o3 = call $type:t $gid:f($type:t %o3, $type:t $opr:x)
-      $id:j = add i64 %q2, %i
-      $instrs:elem
-      %o4 = call $type:t $gid:f($type:t %o4, $type:t $opr:x)
-      $id:j = add i64 %h2, %i
-      $instrs:elem
-      %o5 = call $type:t $gid:f($type:t %o5, $type:t $opr:x)
-      $id:j = add i64 %q3, %i
-      $instrs:elem
-      %o6 = call $type:t $gid:f($type:t %o6, $type:t $opr:x)
-      $id:j = add i64 %h3, %i
-      $instrs:elem
-      %o7 = call $type:t $gid:f($type:t %o7, $type:t $opr:x)
-    }
+  } else {
+    ; Defined on every path: the steps and the end read them under %multi
+    ; only, in code of their own.
+    %o0 = $type:t zeroinitializer
+    %o1 = $type:t zeroinitializer
+    %o2 = $type:t zeroinitializer
+    %o3 = $type:t zeroinitializer
+    %o4 = $type:t zeroinitializer
+    %o5 = $type:t zeroinitializer
+    %o6 = $type:t zeroinitializer
+    %o7 = $type:t zeroinitializer
+  }
+)");
+/// ... the chains' element %i (1 <= %i < %e, under %multi), ...
+const Template EighthsStep = LLQ_INSTRS(R"(
+  $id:j = add i64 %q0, %i
+  $instrs:elem
+  %o0 = call $type:t $gid:f($type:t %o0, $type:t $opr:x)
+  $id:j = add i64 %h0, %i
+  $instrs:elem
+  %o1 = call $type:t $gid:f($type:t %o1, $type:t $opr:x)
+  $id:j = add i64 %q1, %i
+  $instrs:elem
+  %o2 = call $type:t $gid:f($type:t %o2, $type:t $opr:x)
+  $id:j = add i64 %h1, %i
+  $instrs:elem
+  %o3 = call $type:t $gid:f($type:t %o3, $type:t $opr:x)
+  $id:j = add i64 %q2, %i
+  $instrs:elem
+  %o4 = call $type:t $gid:f($type:t %o4, $type:t $opr:x)
+  $id:j = add i64 %h2, %i
+  $instrs:elem
+  %o5 = call $type:t $gid:f($type:t %o5, $type:t $opr:x)
+  $id:j = add i64 %q3, %i
+  $instrs:elem
+  %o6 = call $type:t $gid:f($type:t %o6, $type:t $opr:x)
+  $id:j = add i64 %h3, %i
+  $instrs:elem
+  %o7 = call $type:t $gid:f($type:t %o7, $type:t $opr:x)
+)");
+/// ... and the last chain's tail, then the chains combined in order (or the
+/// one chain).
+const Template EighthsEnd = LLQ_INSTRS(R"(
+  if %multi {
     %tail = add i64 %q3, %q
     for i64 %i in %tail to $opr:last {
       $id:j = i64 %i
@@ -1028,7 +1048,45 @@ const Template FoldEighths = LLQ_INSTRS(R"(
     %a3 = $type:t $id:into
   }
 )");
+/// The three, the steps in a loop.
+const Template FoldEighths = LLQ_INSTRS(R"(
+  $instrs:start
+  if %multi {
+    for i64 %i in 1 to %e {
+      $instrs:step
+    }
+  }
+  $instrs:end
+)");
 } // namespace
+
+FoldParts llq::detail::foldEighthsParts(KernelGen &G, const Code &Elem,
+                                        const Operand &X, const std::string &J,
+                                        llvm::Type *T, const std::string &F,
+                                        const Operand &First,
+                                        const Operand &Last,
+                                        const std::string &Into) {
+  Bindings B{{"elem", Elem}, {"x", X},         {"j", J},       {"t", T},
+             {"f", F},       {"first", First}, {"last", Last}, {"into", Into}};
+  Code OneChain;
+  G.code(OneChain, FoldOneChain, B, {"next", "i", J, Into});
+  B.try_emplace("onechain", OneChain);
+  const std::vector<std::string> Chains = {"o0", "o1", "o2", "o3",
+                                           "o4", "o5", "o6", "o7"};
+  std::vector<std::string> Start = {"len", "e",  "q",  "q0", "q1",  "q2",
+                                    "q3",  "h0", "h1", "h2", "h3", "multi", J};
+  Start.insert(Start.end(), Chains.begin(), Chains.end());
+  std::vector<std::string> Step = Chains;
+  Step.push_back(J);
+  std::vector<std::string> End = {"tail", "i",  "a0", "a1", "a2",
+                                  "a3",   "next", J,  Into};
+  End.insert(End.end(), Chains.begin(), Chains.end());
+  FoldParts P;
+  G.code(P.Start, EighthsStart, B, Start);
+  G.code(P.Step, EighthsStep, B, Step);
+  G.code(P.End, EighthsEnd, B, End);
+  return P;
+}
 
 Code llq::detail::foldRange(KernelGen &G, const Code &Elem, const Operand &X,
                             const std::string &J, llvm::Type *T,
@@ -1040,11 +1098,13 @@ Code llq::detail::foldRange(KernelGen &G, const Code &Elem, const Operand &X,
   Code OneChain, C;
   G.code(OneChain, FoldOneChain, B, {"next", "i", J, Into});
   B.try_emplace("onechain", OneChain);
-  if (Chains == 8)
-    G.code(C, FoldEighths, B,
+  if (Chains == 8) {
+    FoldParts P = foldEighthsParts(G, Elem, X, J, T, F, First, Last, Into);
+    G.code(C, FoldEighths,
+           {{"start", P.Start}, {"step", P.Step}, {"end", P.End}},
            {"len", "q", "q0", "q1", "q2", "q3", "multi", "a0", "a1", "a2",
             "a3", "i", "tail", "next", J, Into});
-  else
+  } else
     G.code(C, FoldQuarters, B,
            {"len", "q", "q0", "q1", "q2", "q3", "multi", "a0", "a1", "a2",
             "a3", "i", "tail", "next", J, Into});

@@ -17,18 +17,26 @@
 // scans the chunk again, now from cache. The input is read from memory
 // once instead of twice. The fold works on the eight halves of the chunk's
 // quarters at once (foldRange with 8 chains), so that eight chains of calls
-// and eight streams of loads are in flight; the scan again works on the
-// four quarters (ScanChunkUp/Down), four chains, whose stores are four
-// streams. Eight there too ran a scan of 2^26 floats at 11 GB/s, against
-// 15.6 with four (and 14.5-15.3 with a fold of four), on a 2-core
-// rocketlake (docs/Skeletons.md).
+// and eight streams of loads are in flight.
+// Where the element is one field and F has a form on vectors (widenLanes),
+// the chunk is scanned again eight elements at a time (ScanLanesUp/Down,
+// scanLanes): within the vector in rounds, then with the carry, whose chain
+// is one F per vector. And the thread, having taken its next ticket before
+// scanning, folds that chunk meanwhile, a step of its eight chains per
+// vector, so that its reads from memory overlap this chunk's writes; its
+// next chunk then starts from that fold. On a 2-core rocketlake a scan of
+// 2^26 floats went from 16.7 to 20.3 GB/s (docs/Skeletons.md).
+// Elsewhere the scan again works on the four quarters (ScanChunkUp/Down),
+// four chains, whose stores are four streams. Eight there too ran a scan
+// of 2^26 floats at 11 GB/s, against 15.6 with four.
 // A chunk waits only on one ticketed before it, which a running thread
-// holds, so the waits cannot deadlock. An output too large for the caches
-// (ScanNonTemporalBytes) is written with non-temporal stores (variant 1),
-// which do not read each line from memory before writing it: the scan then
-// moves the bytes of a copy, not of a copy and a read. The GPU keeps the
-// three phases: its
-// blocks are not known to run in ticket order as a whole grid.
+// holds, so the waits cannot deadlock: a thread takes its next ticket after
+// linking its chunk, and links the chunks it holds in ticket order. An
+// output too large for the caches (ScanNonTemporalBytes) is written with
+// non-temporal stores (variant 1), which do not read each line from memory
+// before writing it: the scan then moves the bytes of a copy, not of a
+// copy and a read. The GPU keeps the three phases: its blocks are not known
+// to run in ticket order as a whole grid.
 //
 // Code[0] is the variant: 0 scanl/scanr (n+1 outputs, the seed at the
 // start / end), 1 scanl1/scanr1 (n outputs), 2 scanl'/scanr' (n exclusive
@@ -38,9 +46,11 @@
 
 #include "../host/Launchers.h"
 #include "llquote/skeletons/Skeleton.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
 #include <fmt/format.h>
+#include <functional>
 
 using namespace llq;
 using namespace llq::detail;
@@ -177,27 +187,35 @@ $defs:entries
 /// total), where no chunk would.
 const Template StreamScan = LLQ_SKELETON(R"(
 $defs:fns
+$defs:lanes
 
 define internal void @body.stream(i64 %lo, i64 %hi, $params:params) alwaysinline {
 entry:
   $instrs:setup
-  %more = i1 true
+  %t = atomicrmw add ptr %ticket, i64 1 monotonic
+  %more = icmp slt i64 %t, %nchunks
+  %held = i1 false
+  %heldfold = $type:t zeroinitializer
   while %more {
-    %t = atomicrmw add ptr %ticket, i64 1 monotonic
-    %more = icmp slt i64 %t, %nchunks
-    if %more {
-      $instrs:pick
-      %first = mul i64 %c, %chunk
-      %last0 = add i64 %first, %chunk
-      %lastc = icmp slt i64 %last0, %n
-      %last = select i1 %lastc, i64 %last0, i64 %n
-      %below = sub i64 %first, 1
-      $instrs:fold
-      $instrs:link
-      %cp = getelementptr $type:t, ptr %carries, i64 %c
-      $instrs:finalinit
-      $instrs:scan
-    }
+    $instrs:pick
+    %first = mul i64 %c, %chunk
+    %last0 = add i64 %first, %chunk
+    %lastc = icmp slt i64 %last0, %n
+    %last = select i1 %lastc, i64 %last0, i64 %n
+    %below = sub i64 %first, 1
+    $instrs:fold
+    $instrs:link
+    ; The next ticket, taken before this chunk is scanned again so that the
+    ; scan can fold the chunk %cn it names meanwhile (%held: into
+    ; %heldfold), where it does (ScanLanesUp/Down).
+    %tn = atomicrmw add ptr %ticket, i64 1 monotonic
+    %held = icmp slt i64 %tn, %nchunks
+    $instrs:next
+    %cp = getelementptr $type:t, ptr %carries, i64 %c
+    $instrs:finalinit
+    $instrs:scan
+    %t = i64 %tn
+    %more = i1 %held
   }
   ; Non-temporal stores are weakly ordered: make them visible before the
   ; launch's join says the output is written.
@@ -390,6 +408,13 @@ const Template PickDown = LLQ_INSTRS(R"(
   %top = sub i64 %nchunks, 1
   %c = sub i64 %top, %t
 )");
+/// The chunk %cn of the next ticket %tn (PickDown set %top).
+const Template NextUp = LLQ_INSTRS(R"(
+  %cn = i64 %tn
+)");
+const Template NextDown = LLQ_INSTRS(R"(
+  %cn = sub i64 %top, %tn
+)");
 const Template StreamLink = LLQ_INSTRS(R"(
   $instrs:seedcode
   %endchunk = sub i64 %nchunks, 1
@@ -533,6 +558,127 @@ const Template ScanChunkDown = LLQ_INSTRS(R"(
     }
   }
 )");
+/// The chunk scanned again Lanes elements at a time instead (where
+/// scanLanes applies: one field, a function with a vector form), from %from
+/// in scan order, then the 0 to Lanes - 1 left one at a time. $instrs:lanes
+/// scans the elements %lb .. %lb + Lanes - 1 and stores them; the value of
+/// everything before them is %accv, on every lane, which it advances.
+/// Meanwhile the chunk %cn of the thread's next ticket, where %held, is
+/// folded into %heldfold, a step of its eight chains per vector
+/// ($instrs:nstart, nstep and nrest: foldEighthsParts, so that the fold is
+/// the one a chunk folded on its own gets): its reads from memory overlap
+/// this chunk's writes, where one after the other left each waiting.
+const Template ScanLanesUp = LLQ_INSTRS(R"(
+  $instrs:nrange
+  $instrs:nstart
+  %span = sub i64 %last, %from
+  %nvec = udiv i64 %span, $const:width
+  %vspan = mul i64 %nvec, $const:width
+  %vend = add i64 %from, %vspan
+  %acc1 = insertelement $type:vt poison, $type:t %acc, i32 0
+  %accv = shufflevector $type:vt %acc1, $type:vt poison, $type:mt zeroinitializer
+  %i = i64 1
+  for i64 %j0 in %from to %vend step $const:width {
+    %lb = i64 %j0
+    $instrs:lanes
+    %stepping = icmp slt i64 %i, %e
+    if %stepping {
+      $instrs:nstep
+      %i = add i64 %i, 1
+    }
+  }
+  %acc = extractelement $type:vt %accv, i32 0
+  for i64 %j in %vend to %last {
+    $instrs:step
+  }
+  $instrs:nrest
+)");
+const Template ScanLanesDown = LLQ_INSTRS(R"(
+  $instrs:nrange
+  $instrs:nstart
+  %span = sub i64 %from, %below
+  %nvec = udiv i64 %span, $const:width
+  %vspan = mul i64 %nvec, $const:width
+  %vend = sub i64 %from, %vspan
+  %acc1 = insertelement $type:vt poison, $type:t %acc, i32 0
+  %accv = shufflevector $type:vt %acc1, $type:vt poison, $type:mt zeroinitializer
+  %i = i64 1
+  for i64 %j0 in %from downto %vend step $const:width {
+    %lb = sub i64 %j0, $const:top
+    $instrs:lanes
+    %stepping = icmp slt i64 %i, %e
+    if %stepping {
+      $instrs:nstep
+      %i = add i64 %i, 1
+    }
+  }
+  %acc = extractelement $type:vt %accv, i32 0
+  for i64 %j in %vend downto %below {
+    $instrs:step
+  }
+  $instrs:nrest
+)");
+/// The range [%nfirst, %nlast) of chunk %cn; empty where %held is false.
+const Template NextRange = LLQ_INSTRS(R"(
+  %nfirst = mul i64 %cn, %chunk
+  %nlast0 = add i64 %nfirst, %chunk
+  %nlastc = icmp slt i64 %nlast0, %n
+  %nlast = select i1 %nlastc, i64 %nlast0, i64 %n
+  %nlast = select i1 %held, i64 %nlast, i64 %nfirst
+)");
+/// The next chunk's steps the vectors left, and its fold's end.
+const Template NextRest = LLQ_INSTRS(R"(
+  if %multi {
+    for i64 %i in %i to %e {
+      $instrs:nstep
+    }
+  }
+  if %held {
+    $instrs:nend
+  }
+)");
+/// The chunk's fold: the one the scan of the chunk before it made, or its
+/// own.
+const Template FoldOrHeld = LLQ_INSTRS(R"(
+  if %held {
+    %acc = $type:t %heldfold
+  } else {
+    $instrs:fold
+  }
+)");
+/// %accv set to v.
+const Template AdvanceCarry = LLQ_INSTRS(R"(
+  %accv = $type:vt $opr:v
+)");
+/// The index of lane k, in the template's %j.
+const Template LaneIndex = LLQ_INSTRS(R"(
+  %j = add i64 %lb, $const:k
+)");
+/// %acc set to lane k of v.
+const Template LaneValue = LLQ_INSTRS(R"(
+  %acc = extractelement $type:vt $opr:v, i32 $const:k
+)");
+/// Lane k of vec set to x.
+const Template InsertLane = LLQ_HYGIENIC_INSTRS(R"(
+  %v = insertelement $type:vt $opr:vec, $type:t $opr:x, i32 $const:k
+)");
+/// F of a and b on every lane (F.lanes: widenLanes).
+const Template CombineLanes = LLQ_HYGIENIC_INSTRS(R"(
+  %v = call $type:vt $gid:fv($type:vt $opr:a, $type:vt $opr:b)
+)");
+/// What widenLanes defines.
+const Template LanesDeclaration = LLQ_DEFINITIONS(R"(
+  declare $type:vt $gid:fv($type:vt, $type:vt)
+)");
+/// The lanes of a and b that mask picks (b's counted from the width).
+const Template Shuffle = LLQ_HYGIENIC_INSTRS(R"(
+  %v = shufflevector $type:vt $opr:a, $type:vt $opr:b, $type:mt $opr:mask
+)");
+/// The lanes of a where pick is true, of b elsewhere.
+const Template Blend = LLQ_HYGIENIC_INSTRS(R"(
+  %v = select $type:pt $opr:pick, $type:vt $opr:a, $type:vt $opr:b
+)");
+
 /// The second quarter's carry: always combined, or, for scanl1/scanr1,
 /// only inside the scan.
 const Template SecondCarry = LLQ_INSTRS(R"(
@@ -544,6 +690,96 @@ const Template SecondCarryOfInner = LLQ_INSTRS(R"(
     $id:k = $type:t $id:kc
   }
 )");
+
+/// The elements the chunk's vector scan takes at once.
+constexpr unsigned Lanes = 8;
+
+/// Whether elements of type T can be scanned Lanes at a time: one field
+/// that is not Bool (whose registers are i1 and memory i8).
+bool lanesFit(const ElemType &T) {
+  return !T.isTuple() && T.numFields() == 1 && T.field(0) != ScalarKind::Bool;
+}
+
+/// $instrs:lanes of ScanLanesUp/Down: the elements %lb .. %lb + Lanes - 1
+/// (Elem sets %x to element %j) gathered into a vector and scanned in it, in
+/// log2(Lanes) rounds that combine each lane with the one Shift before it in
+/// scan order (lanes with none keep theirs); then combined with %accv, the
+/// value of everything before them on every lane, and stored lane by lane
+/// by StoreJ (which stores %acc for element %j): each lane's own value, or
+/// for an exclusive scan the one before it. %accv is advanced by the
+/// vector's total alone, so that the chain from one vector to the next is
+/// one call of F (a lane's extraction and broadcast on it ran a scan of
+/// floats at 11 cycles per vector, against 4). FV is F on every lane
+/// (widenLanes), which the rounds run on the lanes they keep too. They use
+/// associativity only, as the quarters of a chunk do.
+Code scanLanes(KernelGen &G, llvm::Type *T, const std::string &FV,
+               const Code &Elem, bool Left, bool Exclusive,
+               const std::function<void(Code &)> &StoreJ) {
+  llvm::LLVMContext &Ctx = G.context();
+  llvm::Type *VT = llvm::FixedVectorType::get(T, Lanes);
+  llvm::Type *MT =
+      llvm::FixedVectorType::get(llvm::Type::getInt32Ty(Ctx), Lanes);
+  llvm::Type *PT =
+      llvm::FixedVectorType::get(llvm::Type::getInt1Ty(Ctx), Lanes);
+  Code C;
+  Operand V = llvm::PoisonValue::get(VT);
+  for (unsigned K = 0; K < Lanes; ++K) {
+    G.code(C, LaneIndex, {{"k", K}}, {"j"});
+    C.insert(C.end(), Elem.begin(), Elem.end());
+    V = G.emit(C, InsertLane,
+               {{"vt", VT}, {"t", T}, {"vec", V}, {"x", "x"}, {"k", K}}, "v");
+  }
+  // On every lane, Acc being what comes first in scan order: F(Acc, X)
+  // upwards, F(X, Acc) downwards.
+  auto Combined = [&](const Operand &Acc, const Operand &X) {
+    return G.emit(C, CombineLanes,
+                  {{"vt", VT}, {"fv", FV}, {"a", Left ? Acc : X},
+                   {"b", Left ? X : Acc}},
+                  "v");
+  };
+  auto Shuffled = [&](const Operand &A, const Operand &B,
+                      const std::vector<uint32_t> &Mask) {
+    return G.emit(C, Shuffle,
+                  {{"vt", VT}, {"mt", MT}, {"a", A}, {"b", B},
+                   {"mask", llvm::ConstantDataVector::get(Ctx, Mask)}},
+                  "v");
+  };
+  for (unsigned Shift = 1; Shift < Lanes; Shift *= 2) {
+    std::vector<uint32_t> From;
+    std::vector<llvm::Constant *> Has;
+    for (unsigned L = 0; L < Lanes; ++L) {
+      bool Before = Left ? L >= Shift : L + Shift < Lanes;
+      From.push_back(!Before ? L : Left ? L - Shift : L + Shift);
+      Has.push_back(llvm::ConstantInt::getBool(Ctx, Before));
+    }
+    Operand Both = Combined(Shuffled(V, V, From), V);
+    V = G.emit(C, Blend,
+               {{"pt", PT}, {"vt", VT}, {"pick", llvm::ConstantVector::get(Has)},
+                {"a", Both}, {"b", V}},
+               "v");
+  }
+  // The carry's chain is one F per vector: the output is F(carry, lane)
+  // on every lane, and the next carry F(carry, last lane in scan order).
+  Operand Out = Combined("accv", V);
+  Operand Total = Shuffled(V, V, std::vector<uint32_t>(Lanes, Left ? Lanes - 1 : 0));
+  if (Exclusive) {
+    // Lane L takes the output lane before it in scan order; the first, the
+    // carry (Out's lanes count from Lanes).
+    std::vector<uint32_t> From;
+    for (unsigned L = 0; L < Lanes; ++L)
+      From.push_back(Left ? (L == 0 ? 0 : Lanes + L - 1)
+                          : (L == Lanes - 1 ? 0 : Lanes + L + 1));
+    Out = Shuffled("accv", Out, From);
+  }
+  for (unsigned K = 0; K < Lanes; ++K) {
+    G.code(C, LaneValue, {{"vt", VT}, {"v", Out}, {"k", K}}, {"acc"});
+    G.code(C, LaneIndex, {{"k", K}}, {"j"});
+    StoreJ(C);
+  }
+  G.code(C, AdvanceCarry, {{"vt", VT}, {"v", Combined("accv", Total)}},
+         {"accv"});
+  return C;
+}
 
 class Scan final : public LibrarySkeleton {
 public:
@@ -673,8 +909,9 @@ public:
       G.code(Setup, StreamSetup,
              {{"flags", G.hostPtr(5)}, {"ticket", G.hostPtr(6)}},
              {"flags", "ticket"});
-      Code Pick, Second, Again;
+      Code Pick, Next, Second, Again;
       G.code(Pick, Left ? PickUp : PickDown, {}, {"top", "c"});
+      G.code(Next, Left ? NextUp : NextDown, {}, {"cn"});
       const char *K = Left ? "k1" : "k2", *KC = Left ? "kc1" : "kc2";
       if (Variant == 1)
         G.code(Second, SecondCarryOfInner,
@@ -686,18 +923,77 @@ public:
              {{"t", T}, {"f", F}, {"second", Second}, {"step", Step}},
              {"kc0", "kc1", "kc2", "kc3", "k0", "k1", "k2", "k3", "i", "j",
               "ok", "acc", "tail", "rest", "qb", "x"});
-      return G.instantiate(StreamScan,
-                           {{"setup", Setup},
-                            {"pick", Pick},
-                            {"fold", foldRange(G, ElemCode, X, "j", T, F,
-                                               "first", "last", "acc",
-                                               /*Chains=*/8)},
-                            {"link", Link},
-                            {"empty", Empty},
-                            {"finalinit", FinalInit},
-                            {"scan", Again},
-                            {"t", T}},
-                           {"stream", "empty"}, Ctx);
+      Code Fold = foldRange(G, ElemCode, X, "j", T, F, "first", "last", "acc",
+                            /*Chains=*/8);
+      // What the eight-chain folds assign (foldEighthsParts), and the
+      // element's variables.
+      const std::vector<std::string> FoldVars = {
+          "len", "e",  "q",  "q0", "q1", "q2", "q3", "h0", "h1", "h2",
+          "h3",  "multi", "o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7",
+          "a0",  "a1", "a2", "a3", "i", "tail", "next", "j", "x", "acc",
+          "heldfold"};
+      auto Stream = [&](const Code &Fold, const Code &Scan, Binding Decl) {
+        return G.instantiate(StreamScan,
+                             {{"setup", Setup},
+                              {"pick", Pick},
+                              {"next", Next},
+                              {"fold", Fold},
+                              {"link", Link},
+                              {"empty", Empty},
+                              {"finalinit", FinalInit},
+                              {"scan", Scan},
+                              {"lanes", std::move(Decl)},
+                              {"t", T}},
+                             {"stream", "empty"}, Ctx);
+      };
+      // The chunk scanned again Lanes elements at a time where F has a form
+      // on vectors, which only the instantiated module tells (widenLanes);
+      // else, and for tuples, as the four quarters.
+      if (lanesFit(N.Type)) {
+        std::string FV = F + ".lanes";
+        auto StoreJ = [&](Code &C) {
+          Store(C,
+                Variant == 0 && Left
+                    ? G.emit(C, Plus, {{"v", "j"}, {"k", 1}}, "r")
+                    : Operand("j"),
+                NT);
+        };
+        FoldParts Ahead =
+            foldEighthsParts(G, ElemCode, X, "j", T, F, "nfirst", "nlast",
+                             "heldfold");
+        Code NRange, NRest, Folded;
+        G.code(NRange, NextRange, {}, {"nfirst", "nlast0", "nlastc", "nlast"});
+        G.code(NRest, NextRest, {{"nstep", Ahead.Step}, {"nend", Ahead.End}},
+               FoldVars);
+        G.code(Folded, FoldOrHeld, {{"t", T}, {"fold", Fold}}, FoldVars);
+        std::vector<std::string> LaneVars = {
+            "span", "nvec", "vspan", "vend", "acc1", "accv", "j0", "lb",
+            "stepping", "nfirst", "nlast0", "nlastc", "nlast"};
+        LaneVars.insert(LaneVars.end(), FoldVars.begin(), FoldVars.end());
+        Code ByLanes;
+        G.code(ByLanes, Left ? ScanLanesUp : ScanLanesDown,
+               {{"lanes", scanLanes(G, T, FV, Elem, Left, Variant == 2, StoreJ)},
+                {"nrange", NRange},
+                {"nstart", Ahead.Start},
+                {"nstep", Ahead.Step},
+                {"nrest", NRest},
+                {"step", Step},
+                {"t", T},
+                {"vt", llvm::FixedVectorType::get(T, Lanes)},
+                {"mt", llvm::FixedVectorType::get(
+                           llvm::Type::getInt32Ty(Ctx), Lanes)},
+                {"width", Lanes},
+                {"top", Lanes - 1}},
+               LaneVars);
+        auto Decl = LanesDeclaration.fragment(
+            {{"vt", llvm::FixedVectorType::get(T, Lanes)}, {"fv", FV}});
+        if (!Decl)
+          return Decl.takeError();
+        auto M = Stream(Folded, ByLanes, std::move(*Decl));
+        if (!M || widenLanes(**M, F, FV))
+          return M;
+      }
+      return Stream(Fold, Again, std::vector<Binding>());
     }
     return G.instantiate(Left ? ScanLeft : ScanRight,
                          {{"setup", Setup},

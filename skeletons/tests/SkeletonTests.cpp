@@ -878,6 +878,118 @@ TEST_CASE("vector scans of every variant, at lengths that leave chunks every tai
   }
 }
 
+/// Affine maps x -> a*x + b modulo 2^32 packed in one i64 (a high, b low):
+/// composing them (first p, then q) is associative and not commutative, on
+/// one field, so that the vector scan (Scan.cpp, scanLanes) takes them.
+static uint64_t thenPacked(uint64_t P, uint64_t Q) {
+  uint64_t A = (Q >> 32) * (P >> 32), B = (Q >> 32) * (P & 0xffffffffu) + (Q & 0xffffffffu);
+  return A << 32 | (B & 0xffffffffu);
+}
+
+TEST_CASE("vector scans keep the order of a non-commutative function, every variant and tail") {
+  // Eight elements at once, scanned within the vector in rounds and
+  // combined with the carry; the next chunk folded meanwhile. A function
+  // that is not commutative shows a lane or chunk taken out of order.
+  Fn Then("i64 (i64 %p, i64 %q)", R"(
+    %pa = lshr i64 %p, 32
+    %pb = and i64 %p, 4294967295
+    %qa = lshr i64 %q, 32
+    %qb = and i64 %q, 4294967295
+    %ra = mul i64 %qa, %pa
+    %rb = mul i64 %qa, %pb
+    %rb = add i64 %rb, %qb
+    %rb = and i64 %rb, 4294967295
+    %rh = shl i64 %ra, 32
+    %r = or i64 %rh, %rb)");
+  auto IR = cpu().kernelIR(scanl1(Then, fromVector(std::vector<int64_t>(5000, 1))));
+  REQUIRE(IR);
+  CHECK(IR->find(".lanes(<8 x i64>") != std::string::npos);
+  const uint64_t Seed = uint64_t(3) << 32 | 7;
+  for (int64_t N : {int64_t(1), int64_t(9), int64_t(16389), int64_t(131072 * 2 + 5),
+                    int64_t(131072 * 5 + 7), int64_t(131072 * 17 + 3)}) {
+    CAPTURE(N);
+    std::vector<int64_t> Xs(static_cast<size_t>(N));
+    for (int64_t I = 0; I < N; ++I)
+      Xs[size_t(I)] = int64_t(uint64_t(1 + 2 * (I % 5)) << 32 | uint64_t(I % 13));
+    Array<int64_t> X = fromVector(Xs);
+    auto L = cpu().run(scanl(Then, int64_t(Seed), X)).toVector<int64_t>();
+    auto L1 = cpu().run(scanl1(Then, X)).toVector<int64_t>();
+    auto R = cpu().run(scanr(Then, int64_t(Seed), X)).toVector<int64_t>();
+    auto R1 = cpu().run(scanr1(Then, X)).toVector<int64_t>();
+    auto [LP, LT] = scanlPrime(Then, int64_t(Seed), X);
+    auto [RP, RT] = scanrPrime(Then, int64_t(Seed), X);
+    auto [GotLP, GotLT, GotRP, GotRT] = cpu().run(LP, LT, RP, RT);
+    auto Pl = GotLP.as<int64_t>().toVector();
+    auto Pr = GotRP.as<int64_t>().toVector();
+    REQUIRE(L.size() == size_t(N + 1));
+    REQUIRE(R.size() == size_t(N + 1));
+    REQUIRE(Pl.size() == size_t(N));
+    REQUIRE(Pr.size() == size_t(N));
+    size_t Bad = (uint64_t(L[0]) != Seed) + (uint64_t(R[size_t(N)]) != Seed);
+    uint64_t Acc = Seed, Acc1 = uint64_t(Xs[0]);
+    Bad += uint64_t(L1[0]) != Acc1;
+    for (int64_t I = 0; I < N; ++I) {
+      Bad += uint64_t(Pl[size_t(I)]) != Acc;
+      Acc = thenPacked(Acc, uint64_t(Xs[size_t(I)]));
+      Bad += uint64_t(L[size_t(I + 1)]) != Acc;
+      if (I > 0) {
+        Acc1 = thenPacked(Acc1, uint64_t(Xs[size_t(I)]));
+        Bad += uint64_t(L1[size_t(I)]) != Acc1;
+      }
+    }
+    CHECK(uint64_t(GotLT.as<int64_t>().scalar()) == Acc);
+    uint64_t RAcc = Seed, RAcc1 = uint64_t(Xs[size_t(N - 1)]);
+    Bad += uint64_t(R1[size_t(N - 1)]) != RAcc1;
+    for (int64_t I = N - 1; I >= 0; --I) {
+      Bad += uint64_t(Pr[size_t(I)]) != RAcc;
+      RAcc = thenPacked(uint64_t(Xs[size_t(I)]), RAcc);
+      Bad += uint64_t(R[size_t(I)]) != RAcc;
+      if (I < N - 1) {
+        RAcc1 = thenPacked(uint64_t(Xs[size_t(I)]), RAcc1);
+        Bad += uint64_t(R1[size_t(I)]) != RAcc1;
+      }
+    }
+    CHECK(uint64_t(GotRT.as<int64_t>().scalar()) == RAcc);
+    CHECK(Bad == 0);
+  }
+}
+
+TEST_CASE("a scan whose function has no vector form scans by quarters, and a fused one by lanes") {
+  // widenLanes takes one block without memory or integer division; a
+  // function with a branch keeps the four quarters (no .lanes function),
+  // and both give the sequential backend's result. A map fused into the
+  // scan is computed lane by lane.
+  Fn Max("i32 (i32 %a, i32 %b)", R"(
+    %r = i32 %b
+    %gt = icmp sgt i32 %a, %b
+    if %gt {
+      %r = i32 %a
+    })");
+  Fn Add("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b");
+  Fn Twice("i32 (i32 %a)", "%r = mul i32 %a, 2");
+  const int64_t N = 131072 * 3 + 11;
+  std::vector<int32_t> Xs(static_cast<size_t>(N));
+  for (int64_t I = 0; I < N; ++I)
+    Xs[size_t(I)] = int32_t((I * 7919) % 100003) - 50000;
+  Array<int32_t> X = fromVector(Xs);
+  auto MaxIR = cpu().kernelIR(scanl1(Max, X));
+  auto AddIR = cpu().kernelIR(scanr(Add, int32_t(5), map(Twice, X)));
+  REQUIRE(MaxIR);
+  REQUIRE(AddIR);
+  CHECK(MaxIR->find(".lanes") == std::string::npos);
+  CHECK(AddIR->find(".lanes(<8 x i32>") != std::string::npos);
+  auto GotMax = cpu().run(scanl1(Max, X)).toVector<int32_t>();
+  auto GotAdd = cpu().run(scanr(Add, int32_t(5), map(Twice, X))).toVector<int32_t>();
+  auto WantMax = seq().run(scanl1(Max, X)).toVector<int32_t>();
+  auto WantAdd = seq().run(scanr(Add, int32_t(5), map(Twice, X))).toVector<int32_t>();
+  CHECK(GotMax == WantMax);
+  CHECK(GotAdd == WantAdd);
+  int32_t M = Xs[0];
+  for (int32_t V : Xs)
+    M = std::max(M, V);
+  CHECK(GotMax.back() == M);
+}
+
 /// Whether the CPU backend writes large outputs non-temporally on this host
 /// (CpuBackends.cpp: not on an x86 without SSE4a).
 static bool hostNonTemporalStores() {

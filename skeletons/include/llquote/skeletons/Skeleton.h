@@ -332,6 +332,14 @@ void splitAggregatePhis(llvm::Module &M);
 /// log, sin, ...) counting as 16.
 void weighFunctions(const llvm::Module &M, const KernelGen &G, Kernel &K);
 
+/// Defines VectorName, a declaration in M of type (<L x T>, ...) -> <L x T>,
+/// as the function ScalarName of M, of type (T, ...) -> T, on every lane
+/// (WidenLanes.cpp): where ScalarName is one block that touches no memory,
+/// divides no integers and calls only intrinsics with vector forms. Returns
+/// false, M unchanged, where it is not.
+bool widenLanes(llvm::Module &M, llvm::StringRef ScalarName,
+                llvm::StringRef VectorName);
+
 class Skeleton : public Launcher {
 public:
   /// Instantiates the skeleton's template for the consumer G.root().
@@ -383,6 +391,22 @@ Code foldRange(KernelGen &G, const Code &Elem, const Operand &X,
                const std::string &J, llvm::Type *T, const std::string &F,
                const Operand &First, const Operand &Last,
                const std::string &Into, unsigned Chains = 4);
+/// foldRange's eight chains in three parts, for a caller that runs the
+/// steps among other work: Start assigns the variables foldRange's do but
+/// the combined ones (%len, %e, %q, %q0 .. %q3, %h0 .. %h3, %multi) and,
+/// under %multi, the chains %o0 .. %o7 from their first elements; Step
+/// advances every chain by its element %i (1 <= %i < %e); End folds the
+/// last chain's tail and combines the chains in order into Into, or folds
+/// the range as one chain where it has fewer than eight elements, and
+/// assigns %a0 .. %a3. Start, the steps for %i from 1 to %e, End: what
+/// foldRange(..., 8) is, association included.
+struct FoldParts {
+  Code Start, Step, End;
+};
+FoldParts foldEighthsParts(KernelGen &G, const Code &Elem, const Operand &X,
+                           const std::string &J, llvm::Type *T,
+                           const std::string &F, const Operand &First,
+                           const Operand &Last, const std::string &Into);
 
 /// The skeletons of the library.
 const Skeleton &materializeSkeleton();
