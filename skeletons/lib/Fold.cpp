@@ -87,8 +87,7 @@ entry:
   %offs = ptr $opr:offs
   %lens = ptr $opr:lens
   for i64 %it in %lo to %hi {
-    %row = sdiv i64 %it, %nseg
-    %s = srem i64 %it, %nseg
+    $instrs:rowseg
     %op = getelementptr i64, ptr %offs, i64 %s
     %first = load i64, ptr %op
     %lp = getelementptr i64, ptr %lens, i64 %s
@@ -107,6 +106,19 @@ entry:
 }
 
 $defs:entries
+)");
+
+/// Index %it's row %row and segment %s: a vector has one row, and no
+/// division per segment (a 64-bit one, about 15 cycles, in segments of 64
+/// elements on average: a segmented sum of 2^22 floats went from 24.3 to
+/// 29.8 GB/s, 0.84x to 1.01x OpenMP, on a 2-core rocketlake).
+const Template RowAndSegment = LLQ_INSTRS(R"(
+  %row = sdiv i64 %it, %nseg
+  %s = srem i64 %it, %nseg
+)");
+const Template OneRow = LLQ_INSTRS(R"(
+  %row = i64 0
+  %s = i64 %it
 )");
 
 /// The outer multi-index of row %row of N's shape, and the full index with
@@ -200,10 +212,13 @@ public:
     }
     G.store(N.Type, G.outBuffers(0, N.Type), "acc", "it", Store);
     std::string F = G.fn(N.Fns[0]);
+    Code RowSeg;
+    G.code(RowSeg, A.Sh.rank() > 1 ? RowAndSegment : OneRow, {}, {"row", "s"});
     return G.instantiate(FoldSegSkeleton,
                          {{"nseg", G.hostInt(0)},
                           {"offs", G.hostPtr(1)},
                           {"lens", G.hostPtr(2)},
+                          {"rowseg", RowSeg},
                           {"outer", Outer},
                           {"fold", foldRange(G, Elem, X, "j", T, F, "from",
                                              "last", "part")},
