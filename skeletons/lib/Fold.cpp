@@ -121,6 +121,16 @@ const Template OneRow = LLQ_INSTRS(R"(
   %s = i64 %it
 )");
 
+} // namespace
+
+Code llq::detail::rowAndSegment(KernelGen &G, unsigned Rank) {
+  Code C;
+  G.code(C, Rank > 1 ? RowAndSegment : OneRow, {}, {"row", "s"});
+  return C;
+}
+
+namespace {
+
 /// The outer multi-index of row %row of N's shape, and the full index with
 /// the innermost component %j.
 /// The fold's seed, or its first partial result, as %acc, and the first
@@ -212,13 +222,12 @@ public:
     }
     G.store(N.Type, G.outBuffers(0, N.Type), "acc", "it", Store);
     std::string F = G.fn(N.Fns[0]);
-    Code RowSeg;
-    G.code(RowSeg, A.Sh.rank() > 1 ? RowAndSegment : OneRow, {}, {"row", "s"});
+
     return G.instantiate(FoldSegSkeleton,
                          {{"nseg", G.hostInt(0)},
                           {"offs", G.hostPtr(1)},
                           {"lens", G.hostPtr(2)},
-                          {"rowseg", RowSeg},
+                          {"rowseg", rowAndSegment(G, A.Sh.rank())},
                           {"outer", Outer},
                           {"fold", foldRange(G, Elem, X, "j", T, F, "from",
                                              "last", "part")},

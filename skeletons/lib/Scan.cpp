@@ -245,8 +245,7 @@ entry:
   %nseg = i64 $opr:nseg
   %width = i64 $opr:width
   for i64 %it in %lo to %hi {
-    %row = sdiv i64 %it, %nseg
-    %s = srem i64 %it, %nseg
+    $instrs:rowseg
     $instrs:outer
     %op = getelementptr i64, ptr %offs, i64 %s
     %first = load i64, ptr %op
@@ -350,6 +349,7 @@ public:
            {"acc", "j", "d", "o1", "o", "top", "jt", "jb", "x"});
     return G.instantiate(ScanSegSkeleton,
                          {{"setup", Setup},
+                          {"rowseg", rowAndSegment(G, Rank)},
                           {"nseg", G.hostInt(2)},
                           {"width", G.extent(N, Rank - 1)},
                           {"outer", Outer},

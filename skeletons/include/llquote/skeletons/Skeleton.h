@@ -391,6 +391,10 @@ Code foldRange(KernelGen &G, const Code &Elem, const Operand &X,
                const std::string &J, llvm::Type *T, const std::string &F,
                const Operand &First, const Operand &Last,
                const std::string &Into, unsigned Chains = 4);
+/// Code setting %row and %s, the row and the segment of index %it of a
+/// segmented operation on an array of rank Rank with %nseg segments a row:
+/// for a vector, %it itself, without a division.
+Code rowAndSegment(KernelGen &G, unsigned Rank);
 /// foldRange's eight chains in three parts, for a caller that runs the
 /// steps among other work: Start assigns the variables foldRange's do but
 /// the combined ones (%len, %e, %q, %q0 .. %q3, %h0 .. %h3, %multi) and,
