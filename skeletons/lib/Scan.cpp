@@ -19,7 +19,7 @@
 // quarters at once (foldRange with 8 chains), so that eight chains of calls
 // and eight streams of loads are in flight.
 // Where the element is one field and F has a form on vectors (widenLanes),
-// the chunk is scanned again eight elements at a time (ScanLanesUp/Down,
+// the chunk is scanned again eight elements at a time (ScanLanes,
 // scanLanes): within the vector in rounds, then with the carry, whose chain
 // is one F per vector. And the thread, having taken its next ticket before
 // scanning, folds that chunk meanwhile, a step of its eight chains per
@@ -207,7 +207,7 @@ entry:
     $instrs:link
     ; The next ticket, taken before this chunk is scanned again so that the
     ; scan can fold the chunk %cn it names meanwhile (%held: into
-    ; %heldfold), where it does (ScanLanesUp/Down).
+    ; %heldfold), where it does (ScanLanes).
     %tn = atomicrmw add ptr %ticket, i64 1 monotonic
     %held = icmp slt i64 %tn, %nchunks
     $instrs:next
@@ -568,18 +568,24 @@ const Template ScanChunkDown = LLQ_INSTRS(R"(
 /// ($instrs:nstart, nstep and nrest: foldEighthsParts, so that the fold is
 /// the one a chunk folded on its own gets): its reads from memory overlap
 /// this chunk's writes, where one after the other left each waiting.
-const Template ScanLanesUp = LLQ_INSTRS(R"(
+/// The walk is upwards from %from to %last, or downwards from %from to
+/// %below: $const:dir is 1 or -1, $opr:end %last or %below, and vector %k
+/// holds the elements %lb .. %lb + Lanes - 1, %lb being $const:low (0 or
+/// 1 - Lanes) from its first in scan order.
+const Template ScanLanes = LLQ_INSTRS(R"(
   $instrs:nrange
   $instrs:nstart
-  %span = sub i64 %last, %from
+  %span = sub i64 $opr:end, %from
+  %span = mul i64 %span, $const:dir
   %nvec = udiv i64 %span, $const:width
   %vspan = mul i64 %nvec, $const:width
-  %vend = add i64 %from, %vspan
   %acc1 = insertelement $type:vt poison, $type:t %acc, i32 0
   %accv = shufflevector $type:vt %acc1, $type:vt poison, $type:mt zeroinitializer
   %i = i64 1
-  for i64 %j0 in %from to %vend step $const:width {
-    %lb = i64 %j0
+  for i64 %k in 0 to %nvec {
+    %lb = mul i64 %k, $const:stride
+    %lb = add i64 %lb, %from
+    %lb = add i64 %lb, $const:low
     $instrs:lanes
     %stepping = icmp slt i64 %i, %e
     if %stepping {
@@ -588,32 +594,9 @@ const Template ScanLanesUp = LLQ_INSTRS(R"(
     }
   }
   %acc = extractelement $type:vt %accv, i32 0
-  for i64 %j in %vend to %last {
-    $instrs:step
-  }
-  $instrs:nrest
-)");
-const Template ScanLanesDown = LLQ_INSTRS(R"(
-  $instrs:nrange
-  $instrs:nstart
-  %span = sub i64 %from, %below
-  %nvec = udiv i64 %span, $const:width
-  %vspan = mul i64 %nvec, $const:width
-  %vend = sub i64 %from, %vspan
-  %acc1 = insertelement $type:vt poison, $type:t %acc, i32 0
-  %accv = shufflevector $type:vt %acc1, $type:vt poison, $type:mt zeroinitializer
-  %i = i64 1
-  for i64 %j0 in %from downto %vend step $const:width {
-    %lb = sub i64 %j0, $const:top
-    $instrs:lanes
-    %stepping = icmp slt i64 %i, %e
-    if %stepping {
-      $instrs:nstep
-      %i = add i64 %i, 1
-    }
-  }
-  %acc = extractelement $type:vt %accv, i32 0
-  for i64 %j in %vend downto %below {
+  for i64 %r in %vspan to %span {
+    %j = mul i64 %r, $const:dir
+    %j = add i64 %j, %from
     $instrs:step
   }
   $instrs:nrest
@@ -700,7 +683,7 @@ bool lanesFit(const ElemType &T) {
   return !T.isTuple() && T.numFields() == 1 && T.field(0) != ScalarKind::Bool;
 }
 
-/// $instrs:lanes of ScanLanesUp/Down: the elements %lb .. %lb + Lanes - 1
+/// $instrs:lanes of ScanLanes: the elements %lb .. %lb + Lanes - 1
 /// (Elem sets %x to element %j) gathered into a vector and scanned in it, in
 /// log2(Lanes) rounds that combine each lane with the one Shift before it in
 /// scan order (lanes with none keep theirs); then combined with %accv, the
@@ -967,11 +950,11 @@ public:
                FoldVars);
         G.code(Folded, FoldOrHeld, {{"t", T}, {"fold", Fold}}, FoldVars);
         std::vector<std::string> LaneVars = {
-            "span", "nvec", "vspan", "vend", "acc1", "accv", "j0", "lb",
+            "span", "nvec", "vspan", "acc1", "accv", "k", "lb", "r",
             "stepping", "nfirst", "nlast0", "nlastc", "nlast"};
         LaneVars.insert(LaneVars.end(), FoldVars.begin(), FoldVars.end());
         Code ByLanes;
-        G.code(ByLanes, Left ? ScanLanesUp : ScanLanesDown,
+        G.code(ByLanes, ScanLanes,
                {{"lanes", scanLanes(G, T, FV, Elem, Left, Variant == 2, StoreJ)},
                 {"nrange", NRange},
                 {"nstart", Ahead.Start},
@@ -983,7 +966,10 @@ public:
                 {"mt", llvm::FixedVectorType::get(
                            llvm::Type::getInt32Ty(Ctx), Lanes)},
                 {"width", Lanes},
-                {"top", Lanes - 1}},
+                {"dir", Left ? 1 : -1},
+                {"stride", Left ? int(Lanes) : -int(Lanes)},
+                {"low", Left ? 0 : 1 - int(Lanes)},
+                {"end", Left ? "last" : "below"}},
                LaneVars);
         auto Decl = LanesDeclaration.fragment(
             {{"vt", llvm::FixedVectorType::get(T, Lanes)}, {"fv", FV}});
