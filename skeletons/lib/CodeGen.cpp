@@ -882,10 +882,11 @@ const Template FoldOneChain = LLQ_INSTRS(R"(
   }
 )");
 
-/// foldRange's code: four quarters of [first, last) folded at once into
-/// %a0 .. %a3, then combined in order into $id:into; one chain when there
-/// are fewer than four elements.
-const Template FoldQuarters = LLQ_INSTRS(R"(
+/// foldRange's code in parts (foldChains), for four chains or eight. The
+/// bounds: four quarters of [first, last) (%q elements, the last running
+/// to Last) whose chains are %a0 .. %a3; or, for eight, each quarter (of an
+/// even length %q) as two halves of %e elements, chains %o0 .. %o7.
+const Template QuarterBounds = LLQ_INSTRS(R"(
   %len = sub i64 $opr:last, $opr:first
   %q = sdiv i64 %len, 4
   %q0 = i64 $opr:first
@@ -893,58 +894,8 @@ const Template FoldQuarters = LLQ_INSTRS(R"(
   %q2 = add i64 %q1, %q
   %q3 = add i64 %q2, %q
   %multi = icmp sgt i64 %q, 0
-  if %multi {
-    $id:j = i64 %q0
-    $instrs:elem
-    %a0 = $type:t $opr:x
-    $id:j = i64 %q1
-    $instrs:elem
-    %a1 = $type:t $opr:x
-    $id:j = i64 %q2
-    $instrs:elem
-    %a2 = $type:t $opr:x
-    $id:j = i64 %q3
-    $instrs:elem
-    %a3 = $type:t $opr:x
-    for i64 %i in 1 to %q {
-      $id:j = add i64 %q0, %i
-      $instrs:elem
-      %a0 = call $type:t $gid:f($type:t %a0, $type:t $opr:x)
-      $id:j = add i64 %q1, %i
-      $instrs:elem
-      %a1 = call $type:t $gid:f($type:t %a1, $type:t $opr:x)
-      $id:j = add i64 %q2, %i
-      $instrs:elem
-      %a2 = call $type:t $gid:f($type:t %a2, $type:t $opr:x)
-      $id:j = add i64 %q3, %i
-      $instrs:elem
-      %a3 = call $type:t $gid:f($type:t %a3, $type:t $opr:x)
-    }
-    %tail = add i64 %q3, %q
-    for i64 %i in %tail to $opr:last {
-      $id:j = i64 %i
-      $instrs:elem
-      %a3 = call $type:t $gid:f($type:t %a3, $type:t $opr:x)
-    }
-    $id:into = call $type:t $gid:f($type:t %a0, $type:t %a1)
-    $id:into = call $type:t $gid:f($type:t $id:into, $type:t %a2)
-    $id:into = call $type:t $gid:f($type:t $id:into, $type:t %a3)
-  } else {
-    $instrs:onechain
-    ; Defined on every path: a caller reads them under %multi only.
-    %a0 = $type:t $id:into
-    %a1 = $type:t $id:into
-    %a2 = $type:t $id:into
-    %a3 = $type:t $id:into
-  }
 )");
-/// The same with eight chains: each quarter (of an even length %q) is two
-/// halves of %e elements folded at once (%o0 .. %o7, the last running to
-/// Last), whose folds are combined in order into the quarter's; one chain
-/// when there are fewer than eight elements. In three parts, so that a
-/// caller can run the steps among other work (foldEighthsParts): the
-/// bounds and the chains' first elements, ...
-const Template EighthsStart = LLQ_INSTRS(R"(
+const Template EighthBounds = LLQ_INSTRS(R"(
   %len = sub i64 $opr:last, $opr:first
   %e = sdiv i64 %len, 8
   %q = add i64 %e, %e
@@ -957,85 +908,49 @@ const Template EighthsStart = LLQ_INSTRS(R"(
   %h2 = add i64 %q2, %e
   %h3 = add i64 %q3, %e
   %multi = icmp sgt i64 %e, 0
+)");
+/// The chains started from their first elements under %multi; elsewhere
+/// defined all the same, for code of their own that reads them under
+/// %multi only.
+const Template ChainsStart = LLQ_INSTRS(R"(
+  $instrs:bounds
   if %multi {
-    $id:j = i64 %q0
-    $instrs:elem
-    %o0 = $type:t $opr:x
-    $id:j = i64 %h0
-    $instrs:elem
-    %o1 = $type:t $opr:x
-    $id:j = i64 %q1
-    $instrs:elem
-    %o2 = $type:t $opr:x
-    $id:j = i64 %h1
-    $instrs:elem
-    %o3 = $type:t $opr:x
-    $id:j = i64 %q2
-    $instrs:elem
-    %o4 = $type:t $opr:x
-    $id:j = i64 %h2
-    $instrs:elem
-    %o5 = $type:t $opr:x
-    $id:j = i64 %q3
-    $instrs:elem
-    %o6 = $type:t $opr:x
-    $id:j = i64 %h3
-    $instrs:elem
-    %o7 = $type:t $opr:x
+    $instrs:firsts
   } else {
-    ; Defined on every path: the steps and the end read them under %multi
-    ; only, in code of their own.
-    %o0 = $type:t zeroinitializer
-    %o1 = $type:t zeroinitializer
-    %o2 = $type:t zeroinitializer
-    %o3 = $type:t zeroinitializer
-    %o4 = $type:t zeroinitializer
-    %o5 = $type:t zeroinitializer
-    %o6 = $type:t zeroinitializer
-    %o7 = $type:t zeroinitializer
+    $instrs:unset
   }
 )");
-/// ... the chains' element %i (1 <= %i < %e, under %multi), ...
-const Template EighthsStep = LLQ_INSTRS(R"(
-  $id:j = add i64 %q0, %i
+/// Chain o, which starts at s: its first element, its element %i, or a
+/// value where it has none.
+const Template ChainFirst = LLQ_INSTRS(R"(
+  $id:j = i64 $id:s
   $instrs:elem
-  %o0 = call $type:t $gid:f($type:t %o0, $type:t $opr:x)
-  $id:j = add i64 %h0, %i
-  $instrs:elem
-  %o1 = call $type:t $gid:f($type:t %o1, $type:t $opr:x)
-  $id:j = add i64 %q1, %i
-  $instrs:elem
-  %o2 = call $type:t $gid:f($type:t %o2, $type:t $opr:x)
-  $id:j = add i64 %h1, %i
-  $instrs:elem
-  %o3 = call $type:t $gid:f($type:t %o3, $type:t $opr:x)
-  $id:j = add i64 %q2, %i
-  $instrs:elem
-  %o4 = call $type:t $gid:f($type:t %o4, $type:t $opr:x)
-  $id:j = add i64 %h2, %i
-  $instrs:elem
-  %o5 = call $type:t $gid:f($type:t %o5, $type:t $opr:x)
-  $id:j = add i64 %q3, %i
-  $instrs:elem
-  %o6 = call $type:t $gid:f($type:t %o6, $type:t $opr:x)
-  $id:j = add i64 %h3, %i
-  $instrs:elem
-  %o7 = call $type:t $gid:f($type:t %o7, $type:t $opr:x)
+  $id:o = $type:t $opr:x
 )");
-/// ... and the last chain's tail, then the chains combined in order (or the
-/// one chain).
-const Template EighthsEnd = LLQ_INSTRS(R"(
+const Template ChainNext = LLQ_INSTRS(R"(
+  $id:j = add i64 $id:s, %i
+  $instrs:elem
+  $id:o = call $type:t $gid:f($type:t $id:o, $type:t $opr:x)
+)");
+const Template ChainUnset = LLQ_INSTRS(R"(
+  $id:o = $type:t zeroinitializer
+)");
+/// $id:dest = F(a, b), of template variables.
+const Template CombineVars = LLQ_INSTRS(R"(
+  $id:dest = call $type:t $gid:f($type:t $id:a, $type:t $id:b)
+)");
+/// The last chain's tail, the chains combined in order into the quarters'
+/// %a0 .. %a3 ($instrs:pairs, for eight) and those into $id:into; or the
+/// one chain.
+const Template ChainsEnd = LLQ_INSTRS(R"(
   if %multi {
     %tail = add i64 %q3, %q
     for i64 %i in %tail to $opr:last {
       $id:j = i64 %i
       $instrs:elem
-      %o7 = call $type:t $gid:f($type:t %o7, $type:t $opr:x)
+      $id:lastchain = call $type:t $gid:f($type:t $id:lastchain, $type:t $opr:x)
     }
-    %a0 = call $type:t $gid:f($type:t %o0, $type:t %o1)
-    %a1 = call $type:t $gid:f($type:t %o2, $type:t %o3)
-    %a2 = call $type:t $gid:f($type:t %o4, $type:t %o5)
-    %a3 = call $type:t $gid:f($type:t %o6, $type:t %o7)
+    $instrs:pairs
     $id:into = call $type:t $gid:f($type:t %a0, $type:t %a1)
     $id:into = call $type:t $gid:f($type:t $id:into, $type:t %a2)
     $id:into = call $type:t $gid:f($type:t $id:into, $type:t %a3)
@@ -1048,11 +963,12 @@ const Template EighthsEnd = LLQ_INSTRS(R"(
     %a3 = $type:t $id:into
   }
 )");
-/// The three, the steps in a loop.
-const Template FoldEighths = LLQ_INSTRS(R"(
+/// The three, the steps in a loop over each chain's elements after its
+/// first ($id:per of them in all).
+const Template FoldChains = LLQ_INSTRS(R"(
   $instrs:start
   if %multi {
-    for i64 %i in 1 to %e {
+    for i64 %i in 1 to $id:per {
       $instrs:step
     }
   }
@@ -1060,32 +976,67 @@ const Template FoldEighths = LLQ_INSTRS(R"(
 )");
 } // namespace
 
+/// foldRange's code as its parts, for Chains of 4 or 8.
+static FoldParts foldChains(KernelGen &G, const Code &Elem, const Operand &X,
+                            const std::string &J, llvm::Type *T,
+                            const std::string &F, const Operand &First,
+                            const Operand &Last, const std::string &Into,
+                            unsigned Chains) {
+  Bindings B{{"elem", Elem}, {"x", X},         {"j", J},       {"t", T},
+             {"f", F},       {"first", First}, {"last", Last}, {"into", Into}};
+  bool Eight = Chains == 8;
+  // The chains in index order, and where each starts.
+  std::vector<std::string> Names, Starts;
+  for (unsigned C = 0; C < Chains; ++C) {
+    Names.push_back((Eight ? "o" : "a") + std::to_string(C));
+    Starts.push_back((Eight && C % 2 ? "h" : "q") +
+                     std::to_string(Eight ? C / 2 : C));
+  }
+  std::vector<std::string> Bounds = {"len", "q", "q0", "q1", "q2", "q3",
+                                     "multi"};
+  if (Eight)
+    Bounds.insert(Bounds.end(), {"e", "h0", "h1", "h2", "h3"});
+  Code BoundsCode, Firsts, Unset, OneChain, Pairs;
+  G.code(BoundsCode, Eight ? EighthBounds : QuarterBounds,
+         {{"first", First}, {"last", Last}}, Bounds);
+  FoldParts P;
+  for (unsigned C = 0; C < Chains; ++C) {
+    Bindings Chain{{"elem", Elem}, {"x", X},         {"j", J}, {"t", T},
+                   {"f", F},       {"s", Starts[C]}, {"o", Names[C]}};
+    G.code(Firsts, ChainFirst, Chain, {J, Names[C]});
+    G.code(P.Step, ChainNext, Chain, {J, Names[C]});
+    G.code(Unset, ChainUnset, {{"t", T}, {"o", Names[C]}}, {Names[C]});
+  }
+  std::vector<std::string> Vars = Bounds;
+  Vars.insert(Vars.end(), Names.begin(), Names.end());
+  Vars.push_back(J);
+  G.code(P.Start, ChainsStart,
+         {{"bounds", BoundsCode}, {"firsts", Firsts}, {"unset", Unset}}, Vars);
+  if (Eight)
+    for (unsigned A = 0; A < 4; ++A)
+      G.code(Pairs, CombineVars,
+             {{"t", T}, {"f", F}, {"dest", "a" + std::to_string(A)},
+              {"a", Names[2 * A]}, {"b", Names[2 * A + 1]}},
+             {"a" + std::to_string(A)});
+  G.code(OneChain, FoldOneChain, B, {"next", "i", J, Into});
+  B.try_emplace("onechain", OneChain);
+  B.try_emplace("pairs", Pairs);
+  B.try_emplace("lastchain", Names.back());
+  std::vector<std::string> End = {"tail", "i", "a0", "a1", "a2", "a3", "next",
+                                  J, Into};
+  if (Eight)
+    End.insert(End.end(), Names.begin(), Names.end());
+  G.code(P.End, ChainsEnd, B, End);
+  return P;
+}
+
 FoldParts llq::detail::foldEighthsParts(KernelGen &G, const Code &Elem,
                                         const Operand &X, const std::string &J,
                                         llvm::Type *T, const std::string &F,
                                         const Operand &First,
                                         const Operand &Last,
                                         const std::string &Into) {
-  Bindings B{{"elem", Elem}, {"x", X},         {"j", J},       {"t", T},
-             {"f", F},       {"first", First}, {"last", Last}, {"into", Into}};
-  Code OneChain;
-  G.code(OneChain, FoldOneChain, B, {"next", "i", J, Into});
-  B.try_emplace("onechain", OneChain);
-  const std::vector<std::string> Chains = {"o0", "o1", "o2", "o3",
-                                           "o4", "o5", "o6", "o7"};
-  std::vector<std::string> Start = {"len", "e",  "q",  "q0", "q1",  "q2",
-                                    "q3",  "h0", "h1", "h2", "h3", "multi", J};
-  Start.insert(Start.end(), Chains.begin(), Chains.end());
-  std::vector<std::string> Step = Chains;
-  Step.push_back(J);
-  std::vector<std::string> End = {"tail", "i",  "a0", "a1", "a2",
-                                  "a3",   "next", J,  Into};
-  End.insert(End.end(), Chains.begin(), Chains.end());
-  FoldParts P;
-  G.code(P.Start, EighthsStart, B, Start);
-  G.code(P.Step, EighthsStep, B, Step);
-  G.code(P.End, EighthsEnd, B, End);
-  return P;
+  return foldChains(G, Elem, X, J, T, F, First, Last, Into, 8);
 }
 
 Code llq::detail::foldRange(KernelGen &G, const Code &Elem, const Operand &X,
@@ -1093,20 +1044,13 @@ Code llq::detail::foldRange(KernelGen &G, const Code &Elem, const Operand &X,
                             const std::string &F, const Operand &First,
                             const Operand &Last, const std::string &Into,
                             unsigned Chains) {
-  Bindings B{{"elem", Elem}, {"x", X},         {"j", J},       {"t", T},
-             {"f", F},       {"first", First}, {"last", Last}, {"into", Into}};
-  Code OneChain, C;
-  G.code(OneChain, FoldOneChain, B, {"next", "i", J, Into});
-  B.try_emplace("onechain", OneChain);
-  if (Chains == 8) {
-    FoldParts P = foldEighthsParts(G, Elem, X, J, T, F, First, Last, Into);
-    G.code(C, FoldEighths,
-           {{"start", P.Start}, {"step", P.Step}, {"end", P.End}},
-           {"len", "q", "q0", "q1", "q2", "q3", "multi", "a0", "a1", "a2",
-            "a3", "i", "tail", "next", J, Into});
-  } else
-    G.code(C, FoldQuarters, B,
-           {"len", "q", "q0", "q1", "q2", "q3", "multi", "a0", "a1", "a2",
-            "a3", "i", "tail", "next", J, Into});
+  FoldParts P = foldChains(G, Elem, X, J, T, F, First, Last, Into,
+                           Chains == 8 ? 8 : 4);
+  Code C;
+  G.code(C, FoldChains,
+         {{"start", P.Start}, {"step", P.Step}, {"end", P.End},
+          {"per", Chains == 8 ? "e" : "q"}},
+         {"len", "q", "q0", "q1", "q2", "q3", "multi", "a0", "a1", "a2",
+          "a3", "i", "tail", "next", J, Into});
   return C;
 }

@@ -691,8 +691,9 @@ bool lanesFit(const ElemType &T) {
 /// by StoreJ (which stores %acc for element %j): each lane's own value, or
 /// for an exclusive scan the one before it. %accv is advanced by the
 /// vector's total alone, so that the chain from one vector to the next is
-/// one call of F (a lane's extraction and broadcast on it ran a scan of
-/// floats at 11 cycles per vector, against 4). FV is F on every lane
+/// one call of F (with a lane's extraction and broadcast on it as well,
+/// the chain of a float add was 11 cycles a vector on rocketlake, against
+/// 4). FV is F on every lane
 /// (widenLanes), which the rounds run on the lanes they keep too. They use
 /// associativity only, as the quarters of a chunk do.
 Code scanLanes(KernelGen &G, llvm::Type *T, const std::string &FV,
