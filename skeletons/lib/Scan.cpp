@@ -563,11 +563,12 @@ const Template ScanChunkDown = LLQ_INSTRS(R"(
 /// in scan order, then the 0 to Lanes - 1 left one at a time. $instrs:lanes
 /// scans the elements %lb .. %lb + Lanes - 1 and stores them; the value of
 /// everything before them is %accv, on every lane, which it advances.
-/// Meanwhile the chunk %cn of the thread's next ticket, where %held, is
-/// folded into %heldfold, a step of its eight chains per vector
-/// ($instrs:nstart, nstep and nrest: foldEighthsParts, so that the fold is
-/// the one a chunk folded on its own gets): its reads from memory overlap
-/// this chunk's writes, where one after the other left each waiting.
+/// Meanwhile, in the streaming scan, the chunk %cn of the thread's next
+/// ticket, where %held, is folded into %heldfold, a step of its eight chains
+/// per vector ($instrs:nrange, nstart, nstep and nrest: foldEighthsParts,
+/// so that the fold is the one a chunk folded on its own gets): its reads
+/// from memory overlap this chunk's writes, where one after the other left
+/// each waiting. A row of ScanRows.cpp leaves those four empty.
 /// The walk is upwards from %from to %last, or downwards from %from to
 /// %below: $const:dir is 1 or -1, $opr:end %last or %below, and vector %k
 /// holds the elements %lb .. %lb + Lanes - 1, %lb being $const:low (0 or
@@ -581,17 +582,12 @@ const Template ScanLanes = LLQ_INSTRS(R"(
   %vspan = mul i64 %nvec, $const:width
   %acc1 = insertelement $type:vt poison, $type:t %acc, i32 0
   %accv = shufflevector $type:vt %acc1, $type:vt poison, $type:mt zeroinitializer
-  %i = i64 1
   for i64 %k in 0 to %nvec {
     %lb = mul i64 %k, $const:stride
     %lb = add i64 %lb, %from
     %lb = add i64 %lb, $const:low
     $instrs:lanes
-    %stepping = icmp slt i64 %i, %e
-    if %stepping {
-      $instrs:nstep
-      %i = add i64 %i, 1
-    }
+    $instrs:nstep
   }
   %acc = extractelement $type:vt %accv, i32 0
   for i64 %r in %vspan to %span {
@@ -600,6 +596,19 @@ const Template ScanLanes = LLQ_INSTRS(R"(
     $instrs:step
   }
   $instrs:nrest
+)");
+/// The next chunk's fold started (its first step is %i = 1), and a step of
+/// it while there are steps left.
+const Template AheadStart = LLQ_INSTRS(R"(
+  $instrs:nstart
+  %i = i64 1
+)");
+const Template AheadStep = LLQ_INSTRS(R"(
+  %stepping = icmp slt i64 %i, %e
+  if %stepping {
+    $instrs:nstep
+    %i = add i64 %i, 1
+  }
 )");
 /// The range [%nfirst, %nlast) of chunk %cn; empty where %held is false.
 const Template NextRange = LLQ_INSTRS(R"(
@@ -677,11 +686,6 @@ const Template SecondCarryOfInner = LLQ_INSTRS(R"(
 /// The elements the chunk's vector scan takes at once.
 constexpr unsigned Lanes = 8;
 
-/// Whether elements of type T can be scanned Lanes at a time: one field
-/// that is not Bool (whose registers are i1 and memory i8).
-bool lanesFit(const ElemType &T) {
-  return !T.isTuple() && T.numFields() == 1 && T.field(0) != ScalarKind::Bool;
-}
 
 /// $instrs:lanes of ScanLanes: the elements %lb .. %lb + Lanes - 1
 /// (Elem sets %x to element %j) gathered into a vector and scanned in it, in
@@ -764,6 +768,49 @@ Code scanLanes(KernelGen &G, llvm::Type *T, const std::string &FV,
          {"accv"});
   return C;
 }
+
+} // namespace
+
+LanesScan llq::detail::scanByLanes(KernelGen &G, llvm::Type *T,
+                                   const std::string &F, const Code &Elem,
+                                   const Code &Step, bool Left, bool Exclusive,
+                                   const std::function<void(Code &)> &StoreJ,
+                                   const Operand &End, const LanesAhead &Ahead) {
+  llvm::LLVMContext &Ctx = G.context();
+  LanesScan L;
+  L.VectorFn = F + ".lanes";
+  llvm::Type *VT = llvm::FixedVectorType::get(T, Lanes);
+  std::vector<std::string> Vars = {"span", "nvec", "vspan", "acc1", "accv",
+                                   "k",    "lb",   "r",     "j",    "acc",
+                                   "x"};
+  Vars.insert(Vars.end(), Ahead.Vars.begin(), Ahead.Vars.end());
+  G.code(L.Scan, ScanLanes,
+         {{"lanes", scanLanes(G, T, L.VectorFn, Elem, Left, Exclusive, StoreJ)},
+          {"nrange", Ahead.Range},
+          {"nstart", Ahead.Start},
+          {"nstep", Ahead.Step},
+          {"nrest", Ahead.Rest},
+          {"step", Step},
+          {"t", T},
+          {"vt", VT},
+          {"mt", llvm::FixedVectorType::get(llvm::Type::getInt32Ty(Ctx), Lanes)},
+          {"width", Lanes},
+          {"dir", Left ? 1 : -1},
+          {"stride", Left ? int(Lanes) : -int(Lanes)},
+          {"low", Left ? 0 : 1 - int(Lanes)},
+          {"end", End}},
+         Vars);
+  auto Decl = LanesDeclaration.fragment({{"vt", VT}, {"fv", L.VectorFn}});
+  L.Declaration = Decl ? Binding(std::move(*Decl))
+                       : Binding::invalid(llvm::toString(Decl.takeError()));
+  return L;
+}
+
+bool llq::detail::lanesFit(const ElemType &T) {
+  return !T.isTuple() && T.numFields() == 1 && T.field(0) != ScalarKind::Bool;
+}
+
+namespace {
 
 class Scan final : public LibrarySkeleton {
 public:
@@ -934,7 +981,6 @@ public:
       // on vectors, which only the instantiated module tells (widenLanes);
       // else, and for tuples, as the four quarters.
       if (lanesFit(N.Type)) {
-        std::string FV = F + ".lanes";
         auto StoreJ = [&](Code &C) {
           Store(C,
                 Variant == 0 && Left
@@ -945,39 +991,23 @@ public:
         FoldParts Ahead =
             foldEighthsParts(G, ElemCode, X, "j", T, F, "nfirst", "nlast",
                              "heldfold");
-        Code NRange, NRest, Folded;
+        Code NRange, NStart, NStep, NRest, Folded;
         G.code(NRange, NextRange, {}, {"nfirst", "nlast0", "nlastc", "nlast"});
+        G.code(NStart, AheadStart, {{"nstart", Ahead.Start}}, FoldVars);
+        G.code(NStep, AheadStep, {{"nstep", Ahead.Step}},
+               {"stepping", "i", "j", "x", "o0", "o1", "o2", "o3", "o4",
+                "o5", "o6", "o7"});
         G.code(NRest, NextRest, {{"nstep", Ahead.Step}, {"nend", Ahead.End}},
                FoldVars);
         G.code(Folded, FoldOrHeld, {{"t", T}, {"fold", Fold}}, FoldVars);
-        std::vector<std::string> LaneVars = {
-            "span", "nvec", "vspan", "acc1", "accv", "k", "lb", "r",
-            "stepping", "nfirst", "nlast0", "nlastc", "nlast"};
-        LaneVars.insert(LaneVars.end(), FoldVars.begin(), FoldVars.end());
-        Code ByLanes;
-        G.code(ByLanes, ScanLanes,
-               {{"lanes", scanLanes(G, T, FV, Elem, Left, Variant == 2, StoreJ)},
-                {"nrange", NRange},
-                {"nstart", Ahead.Start},
-                {"nstep", Ahead.Step},
-                {"nrest", NRest},
-                {"step", Step},
-                {"t", T},
-                {"vt", llvm::FixedVectorType::get(T, Lanes)},
-                {"mt", llvm::FixedVectorType::get(
-                           llvm::Type::getInt32Ty(Ctx), Lanes)},
-                {"width", Lanes},
-                {"dir", Left ? 1 : -1},
-                {"stride", Left ? int(Lanes) : -int(Lanes)},
-                {"low", Left ? 0 : 1 - int(Lanes)},
-                {"end", Left ? "last" : "below"}},
-               LaneVars);
-        auto Decl = LanesDeclaration.fragment(
-            {{"vt", llvm::FixedVectorType::get(T, Lanes)}, {"fv", FV}});
-        if (!Decl)
-          return Decl.takeError();
-        auto M = Stream(Folded, ByLanes, std::move(*Decl));
-        if (!M || widenLanes(**M, F, FV))
+        std::vector<std::string> Vars = {"stepping", "nfirst", "nlast0",
+                                         "nlastc", "nlast"};
+        Vars.insert(Vars.end(), FoldVars.begin(), FoldVars.end());
+        LanesScan L = scanByLanes(G, T, F, Elem, Step, Left, Variant == 2,
+                                  StoreJ, Left ? "last" : "below",
+                                  {NRange, NStart, NStep, NRest, Vars});
+        auto M = Stream(Folded, L.Scan, std::move(L.Declaration));
+        if (!M || widenLanes(**M, F, L.VectorFn))
           return M;
       }
       return Stream(Fold, Again, std::vector<Binding>());

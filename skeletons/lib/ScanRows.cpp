@@ -4,8 +4,10 @@
 // more scan each row (the innermost dimension) on its own, as Accelerate's
 // scans of `Array (sh :. Int)` do. The rows are the index space: a thread
 // scans whole rows, in order, reading each element once through its fused
-// producers. A scan of a vector is Scan.cpp's, whose chunks share one long
-// row among the threads.
+// producers. Where the element is one field and the function has a vector
+// form, a row is scanned eight elements at a time (scanByLanes, as Scan.cpp
+// scans a chunk). A scan of a vector is Scan.cpp's, whose chunks share one
+// long row among the threads.
 //
 // Code[0] is the variant, as Scan.cpp's: 0 scanl/scanr (rows of n+1, the
 // seed at the start / end), 1 scanl1/scanr1 (rows of n), 2 scanl'/scanr'
@@ -25,6 +27,7 @@ namespace {
 
 const Template ScanRowsSkeleton = LLQ_SKELETON(R"(
 $defs:fns
+$defs:lanes
 
 define internal void @body.rows(i64 %lo, i64 %hi, $params:params) alwaysinline {
 entry:
@@ -101,6 +104,57 @@ const Template RowDown1 = LLQ_INSTRS(R"(
     $instrs:after
   }
 )");
+/// The same rows scanned eight elements at a time where the element is one
+/// field and the function has a vector form (scanByLanes, widenLanes):
+/// $instrs:scan goes from %from (%n times $const:nscale, plus
+/// $const:from: the row's first element in scan order, or for scanl1 and
+/// scanr1, which start from that element, the one after it) to the row's
+/// end, its last elements one at a time by the loops' bodies above.
+const Template RowFromSeedByLanes = LLQ_INSTRS(R"(
+  $instrs:seedcode
+  %acc = $type:t $opr:seed
+  $instrs:atstart
+  %from = mul i64 %n, $const:nscale
+  %from = add i64 %from, $const:from
+  $instrs:scan
+  $instrs:atend
+)");
+const Template Row1ByLanes = LLQ_INSTRS(R"(
+  %some = icmp sgt i64 %n, 0
+  if %some {
+    %j = mul i64 %n, $const:nscale
+    %j = add i64 %j, $const:first
+    %o = add i64 %base, %j
+    $instrs:elem
+    %acc = $type:t %x
+    $instrs:after
+    %from = mul i64 %n, $const:nscale
+    %from = add i64 %from, $const:from
+    $instrs:scan
+  }
+)");
+/// Element %j of a row scanned into %acc, upwards as F(acc, x) or
+/// downwards as F(x, acc), and stored; and the stores alone.
+const Template RowStepUp = LLQ_INSTRS(R"(
+  %o = add i64 %base, %j
+  $instrs:before
+  $instrs:elem
+  %acc = call $type:t $gid:f($type:t %acc, $type:t %x)
+  $instrs:after
+)");
+const Template RowStepDown = LLQ_INSTRS(R"(
+  %o = add i64 %base, %j
+  $instrs:before
+  $instrs:elem
+  %acc = call $type:t $gid:f($type:t %x, $type:t %acc)
+  $instrs:after
+)");
+const Template RowStores = LLQ_INSTRS(R"(
+  %o = add i64 %base, %j
+  $instrs:before
+  $instrs:after
+)");
+
 /// o + 1, and base + n: where scanl writes after element j, and where
 /// scanr writes its seed.
 const Template Next = LLQ_HYGIENIC_INSTRS(R"(
@@ -127,11 +181,43 @@ public:
     G.assign(Elem, "x", T, G.elemMulti(A, Ix, Elem));
     std::vector<Operand> Out = G.outBuffers(0, N.Type);
     std::string F = G.fn(N.Fns[0]);
+    // The rows by lanes (ByLanes), where the element is one field: once
+    // Before and After are known.
+    Code ByLanes;
+    LanesScan L;
+    const std::vector<std::string> RowVars = {
+        "span", "nvec", "vspan", "acc1", "accv", "k", "lb", "r",
+        "from", "o",    "acc",   "x",    "j"};
+    auto Lanes = [&] {
+      Code Step, Stores;
+      Bindings B{{"t", T},           {"f", F},          {"elem", Elem},
+                 {"before", Before}, {"after", After}};
+      G.code(Step, Left ? RowStepUp : RowStepDown, B, {"o", "acc", "x", "j"});
+      G.code(Stores, RowStores, B, {"o"});
+      L = scanByLanes(
+          G, T, F, Elem, Step, Left, Variant == 2,
+          [&](Code &C) { C.insert(C.end(), Stores.begin(), Stores.end()); },
+          Left ? Operand("n") : Operand(-1), LanesAhead{{}, {}, {}, {}, {"o"}});
+      return L.Scan;
+    };
     if (Variant == 1) {
       G.store(N.Type, Out, "acc", "o", After);
       G.code(Body, Left ? RowUp1 : RowDown1,
              {{"t", T}, {"f", F}, {"elem", Elem}, {"after", After}},
              {"acc", "j", "o", "x", "start", "top"});
+      if (lanesFit(N.Type)) {
+        std::vector<std::string> Vars = RowVars;
+        Vars.push_back("some");
+        G.code(ByLanes, Row1ByLanes,
+               {{"t", T},
+                {"elem", Elem},
+                {"after", After},
+                {"nscale", Left ? 0 : 1},
+                {"first", Left ? 0 : -1},
+                {"from", Left ? 1 : -2},
+                {"scan", Lanes()}},
+               Vars);
+      }
     } else {
       Operand Seed = G.constant(N, 0, SeedCode);
       if (Variant == 0) {
@@ -164,13 +250,35 @@ public:
               {"after", After},
               {"atend", AtEnd}},
              {"acc", "j", "o", "x", "top"});
+      if (lanesFit(N.Type))
+        G.code(ByLanes, RowFromSeedByLanes,
+               {{"t", T},
+                {"seedcode", SeedCode},
+                {"seed", Seed},
+                {"atstart", AtStart},
+                {"atend", AtEnd},
+                {"nscale", Left ? 0 : 1},
+                {"from", Left ? 0 : -1},
+                {"scan", Lanes()}},
+               RowVars);
     }
-    return G.instantiate(ScanRowsSkeleton,
-                         {{"n", G.extent(A, Rank - 1)},
-                          {"width", G.extent(N, Rank - 1)},
-                          {"outer", Outer},
-                          {"body", Body}},
-                         {"rows"}, Ctx);
+    auto Rows = [&](const Code &Rows, Binding Declaration) {
+      return G.instantiate(ScanRowsSkeleton,
+                           {{"n", G.extent(A, Rank - 1)},
+                            {"width", G.extent(N, Rank - 1)},
+                            {"outer", Outer},
+                            {"body", Rows},
+                            {"lanes", std::move(Declaration)}},
+                           {"rows"}, Ctx);
+    };
+    // By lanes where F has a vector form, which only the instantiated
+    // module tells.
+    if (!ByLanes.empty()) {
+      auto M = Rows(ByLanes, std::move(L.Declaration));
+      if (!M || widenLanes(**M, F, L.VectorFn))
+        return M;
+    }
+    return Rows(Body, std::vector<Binding>());
   }
 
 

@@ -954,6 +954,72 @@ TEST_CASE("vector scans keep the order of a non-commutative function, every vari
   }
 }
 
+TEST_CASE("row scans by lanes keep the order of a non-commutative function") {
+  // Each row of a matrix is scanned eight elements at a time (ScanRows.cpp,
+  // scanByLanes); rows of lengths around the vectors' and of one.
+  Fn Then("i64 (i64 %p, i64 %q)", R"(
+    %pa = lshr i64 %p, 32
+    %pb = and i64 %p, 4294967295
+    %qa = lshr i64 %q, 32
+    %qb = and i64 %q, 4294967295
+    %ra = mul i64 %qa, %pa
+    %rb = mul i64 %qa, %pb
+    %rb = add i64 %rb, %qb
+    %rb = and i64 %rb, 4294967295
+    %rh = shl i64 %ra, 32
+    %r = or i64 %rh, %rb)");
+  const uint64_t Seed = uint64_t(5) << 32 | 3;
+  for (auto [Rows, N] : {std::pair<int64_t, int64_t>{3, 1001}, {4, 17}, {2, 8}, {5, 1}}) {
+    CAPTURE(Rows);
+    CAPTURE(N);
+    std::vector<int64_t> Xs(static_cast<size_t>(Rows * N));
+    for (size_t I = 0; I < Xs.size(); ++I)
+      Xs[I] = int64_t(uint64_t(1 + 2 * (I % 7)) << 32 | uint64_t(I % 11));
+    Array<int64_t> X = fromVector({Rows, N}, Xs);
+    auto IR = cpu().kernelIR(scanl(Then, int64_t(Seed), X));
+    REQUIRE(IR);
+    CHECK(IR->find(".lanes(<8 x i64>") != std::string::npos);
+    auto L = cpu().run(scanl(Then, int64_t(Seed), X)).toVector<int64_t>();
+    auto L1 = cpu().run(scanl1(Then, X)).toVector<int64_t>();
+    auto R = cpu().run(scanr(Then, int64_t(Seed), X)).toVector<int64_t>();
+    auto R1 = cpu().run(scanr1(Then, X)).toVector<int64_t>();
+    auto [LP, LT] = scanlPrime(Then, int64_t(Seed), X);
+    auto [RP, RT] = scanrPrime(Then, int64_t(Seed), X);
+    auto [GotLP, GotLT, GotRP, GotRT] = cpu().run(LP, LT, RP, RT);
+    auto Pl = GotLP.as<int64_t>().toVector(), Tl = GotLT.as<int64_t>().toVector();
+    auto Pr = GotRP.as<int64_t>().toVector(), Tr = GotRT.as<int64_t>().toVector();
+    REQUIRE(L.size() == size_t(Rows * (N + 1)));
+    REQUIRE(R.size() == size_t(Rows * (N + 1)));
+    size_t Bad = 0;
+    for (int64_t Row = 0; Row < Rows; ++Row) {
+      auto At = [&](int64_t J) { return uint64_t(Xs[size_t(Row * N + J)]); };
+      uint64_t Acc = Seed, Acc1 = At(0);
+      Bad += uint64_t(L[size_t(Row * (N + 1))]) != Seed;
+      Bad += uint64_t(L1[size_t(Row * N)]) != Acc1;
+      for (int64_t J = 0; J < N; ++J) {
+        Bad += uint64_t(Pl[size_t(Row * N + J)]) != Acc;
+        Acc = thenPacked(Acc, At(J));
+        Bad += uint64_t(L[size_t(Row * (N + 1) + J + 1)]) != Acc;
+        if (J > 0)
+          Bad += uint64_t(L1[size_t(Row * N + J)]) != (Acc1 = thenPacked(Acc1, At(J)));
+      }
+      Bad += uint64_t(Tl[size_t(Row)]) != Acc;
+      uint64_t RAcc = Seed, RAcc1 = At(N - 1);
+      Bad += uint64_t(R[size_t(Row * (N + 1) + N)]) != Seed;
+      Bad += uint64_t(R1[size_t(Row * N + N - 1)]) != RAcc1;
+      for (int64_t J = N - 1; J >= 0; --J) {
+        Bad += uint64_t(Pr[size_t(Row * N + J)]) != RAcc;
+        RAcc = thenPacked(At(J), RAcc);
+        Bad += uint64_t(R[size_t(Row * (N + 1) + J)]) != RAcc;
+        if (J < N - 1)
+          Bad += uint64_t(R1[size_t(Row * N + J)]) != (RAcc1 = thenPacked(At(J), RAcc1));
+      }
+      Bad += uint64_t(Tr[size_t(Row)]) != RAcc;
+    }
+    CHECK(Bad == 0);
+  }
+}
+
 TEST_CASE("a scan whose function has no vector form scans by quarters, and a fused one by lanes") {
   // widenLanes takes one block without memory or integer division; a
   // function with a branch keeps the four quarters (no .lanes function),

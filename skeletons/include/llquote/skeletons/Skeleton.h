@@ -25,6 +25,7 @@
 #include "llquote/skeletons/Node.h"
 #include "llvm/ADT/SmallVector.h"
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -391,6 +392,38 @@ Code foldRange(KernelGen &G, const Code &Elem, const Operand &X,
                const std::string &J, llvm::Type *T, const std::string &F,
                const Operand &First, const Operand &Last,
                const std::string &Into, unsigned Chains = 4);
+/// Whether elements of type T can be scanned several at a time
+/// (scanByLanes): one field that is not Bool (whose registers are i1 and
+/// memory i8).
+bool lanesFit(const ElemType &T);
+/// What the streaming scan folds meanwhile: the next chunk's range, the
+/// start, step and rest of its fold, and the variables they assign (and
+/// any others the caller's code assigns, %o for a row's stores).
+struct LanesAhead {
+  Code Range, Start, Step, Rest;
+  std::vector<std::string> Vars;
+};
+/// A scan by lanes, its declaration of F's vector form for `$defs:lanes`,
+/// and that form's name, which widenLanes(M, F, VectorFn) defines after
+/// instantiation (where it cannot, the caller instantiates its scalar scan
+/// instead).
+struct LanesScan {
+  Code Scan;
+  Binding Declaration = std::vector<Binding>();
+  std::string VectorFn;
+};
+/// Code scanning elements with F (a name for `$gid:`) from the template
+/// variable %from, in scan order (upwards for Left, else downwards), to End
+/// (exclusive), eight at a time (Scan.cpp, ScanLanes), the value of
+/// everything before in %acc, and the rest with Step, which scans element
+/// %j into %acc and stores it. Elem sets %x to element %j; StoreJ stores
+/// %acc as element %j's result (for Exclusive, the value before it). Leaves
+/// %acc the last element's. Assigns %span, %nvec, %vspan, %acc1, %accv,
+/// %k, %lb, %r, %j, %x and Ahead's variables.
+LanesScan scanByLanes(KernelGen &G, llvm::Type *T, const std::string &F,
+                      const Code &Elem, const Code &Step, bool Left,
+                      bool Exclusive, const std::function<void(Code &)> &StoreJ,
+                      const Operand &End, const LanesAhead &Ahead = {});
 /// Code setting %row and %s, the row and the segment of index %it of a
 /// segmented operation on an array of rank Rank with %nseg segments a row:
 /// for a vector, %it itself, without a division.
