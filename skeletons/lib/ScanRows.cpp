@@ -134,19 +134,13 @@ const Template Row1ByLanes = LLQ_INSTRS(R"(
   }
 )");
 /// Element %j of a row scanned into %acc, upwards as F(acc, x) or
-/// downwards as F(x, acc), and stored; and the stores alone.
-const Template RowStepUp = LLQ_INSTRS(R"(
+/// downwards as F(x, acc) ($id:a, $id:b), and stored; and the stores
+/// alone.
+const Template RowStep = LLQ_INSTRS(R"(
   %o = add i64 %base, %j
   $instrs:before
   $instrs:elem
-  %acc = call $type:t $gid:f($type:t %acc, $type:t %x)
-  $instrs:after
-)");
-const Template RowStepDown = LLQ_INSTRS(R"(
-  %o = add i64 %base, %j
-  $instrs:before
-  $instrs:elem
-  %acc = call $type:t $gid:f($type:t %x, $type:t %acc)
+  %acc = call $type:t $gid:f($type:t $id:a, $type:t $id:b)
   $instrs:after
 )");
 const Template RowStores = LLQ_INSTRS(R"(
@@ -191,8 +185,9 @@ public:
     auto Lanes = [&] {
       Code Step, Stores;
       Bindings B{{"t", T},           {"f", F},          {"elem", Elem},
-                 {"before", Before}, {"after", After}};
-      G.code(Step, Left ? RowStepUp : RowStepDown, B, {"o", "acc", "x", "j"});
+                 {"before", Before}, {"after", After},
+                 {"a", Left ? "acc" : "x"}, {"b", Left ? "x" : "acc"}};
+      G.code(Step, RowStep, B, {"o", "acc", "x", "j"});
       G.code(Stores, RowStores, B, {"o"});
       L = scanByLanes(
           G, T, F, Elem, Step, Left, Variant == 2,

@@ -886,11 +886,9 @@ static uint64_t thenPacked(uint64_t P, uint64_t Q) {
   return A << 32 | (B & 0xffffffffu);
 }
 
-TEST_CASE("vector scans keep the order of a non-commutative function, every variant and tail") {
-  // Eight elements at once, scanned within the vector in rounds and
-  // combined with the carry; the next chunk folded meanwhile. A function
-  // that is not commutative shows a lane or chunk taken out of order.
-  Fn Then("i64 (i64 %p, i64 %q)", R"(
+/// thenPacked as a function of the dialect.
+static Fn packedThen() {
+  return Fn("i64 (i64 %p, i64 %q)", R"(
     %pa = lshr i64 %p, 32
     %pb = and i64 %p, 4294967295
     %qa = lshr i64 %q, 32
@@ -900,7 +898,14 @@ TEST_CASE("vector scans keep the order of a non-commutative function, every vari
     %rb = add i64 %rb, %qb
     %rb = and i64 %rb, 4294967295
     %rh = shl i64 %ra, 32
-    %r = or i64 %rh, %rb)");
+    %r = or i64 %rh, %rb)", __FILE__, __LINE__);
+}
+
+TEST_CASE("vector scans keep the order of a non-commutative function, every variant and tail") {
+  // Eight elements at once, scanned within the vector in rounds and
+  // combined with the carry; the next chunk folded meanwhile. A function
+  // that is not commutative shows a lane or chunk taken out of order.
+  Fn Then = packedThen();
   auto IR = cpu().kernelIR(scanl1(Then, fromVector(std::vector<int64_t>(5000, 1))));
   REQUIRE(IR);
   CHECK(IR->find(".lanes(<8 x i64>") != std::string::npos);
@@ -957,17 +962,7 @@ TEST_CASE("vector scans keep the order of a non-commutative function, every vari
 TEST_CASE("row scans by lanes keep the order of a non-commutative function") {
   // Each row of a matrix is scanned eight elements at a time (ScanRows.cpp,
   // scanByLanes); rows of lengths around the vectors' and of one.
-  Fn Then("i64 (i64 %p, i64 %q)", R"(
-    %pa = lshr i64 %p, 32
-    %pb = and i64 %p, 4294967295
-    %qa = lshr i64 %q, 32
-    %qb = and i64 %q, 4294967295
-    %ra = mul i64 %qa, %pa
-    %rb = mul i64 %qa, %pb
-    %rb = add i64 %rb, %qb
-    %rb = and i64 %rb, 4294967295
-    %rh = shl i64 %ra, 32
-    %r = or i64 %rh, %rb)");
+  Fn Then = packedThen();
   const uint64_t Seed = uint64_t(5) << 32 | 3;
   for (auto [Rows, N] : {std::pair<int64_t, int64_t>{3, 1001}, {4, 17}, {2, 8}, {5, 1}}) {
     CAPTURE(Rows);
