@@ -44,73 +44,16 @@ entry:
 $defs:entries
 )");
 
-/// Upwards from the seed (scanl: the seed first, each prefix after its
-/// last element; scanl': each prefix before its element, the total last).
-const Template RowUpFromSeed = LLQ_INSTRS(R"(
-  $instrs:seedcode
-  %acc = $type:t $opr:seed
-  $instrs:atstart
-  for i64 %j in 0 to %n {
-    %o = add i64 %base, %j
-    $instrs:before
-    $instrs:elem
-    %acc = call $type:t $gid:f($type:t %acc, $type:t %x)
-    $instrs:after
-  }
-  $instrs:atend
-)");
-/// Downwards from the seed, combining as F(x, acc).
-const Template RowDownFromSeed = LLQ_INSTRS(R"(
-  $instrs:seedcode
-  %acc = $type:t $opr:seed
-  $instrs:atstart
-  %top = sub i64 %n, 1
-  for i64 %j in %top downto -1 {
-    %o = add i64 %base, %j
-    $instrs:before
-    $instrs:elem
-    %acc = call $type:t $gid:f($type:t %x, $type:t %acc)
-    $instrs:after
-  }
-  $instrs:atend
-)");
-/// scanl1 / scanr1: from the row's first (last) element.
-const Template RowUp1 = LLQ_INSTRS(R"(
-  %acc = $type:t zeroinitializer
-  for i64 %j in 0 to %n {
-    %o = add i64 %base, %j
-    $instrs:elem
-    %start = icmp eq i64 %j, 0
-    if %start {
-      %acc = $type:t %x
-    } else {
-      %acc = call $type:t $gid:f($type:t %acc, $type:t %x)
-    }
-    $instrs:after
-  }
-)");
-const Template RowDown1 = LLQ_INSTRS(R"(
-  %acc = $type:t zeroinitializer
-  %top = sub i64 %n, 1
-  for i64 %j in %top downto -1 {
-    %o = add i64 %base, %j
-    $instrs:elem
-    %start = icmp eq i64 %j, %top
-    if %start {
-      %acc = $type:t %x
-    } else {
-      %acc = call $type:t $gid:f($type:t %x, $type:t %acc)
-    }
-    $instrs:after
-  }
-)");
-/// The same rows scanned eight elements at a time where the element is one
-/// field and the function has a vector form (scanByLanes, widenLanes):
-/// $instrs:scan goes from %from (%n times $const:nscale, plus
-/// $const:from: the row's first element in scan order, or for scanl1 and
-/// scanr1, which start from that element, the one after it) to the row's
-/// end, its last elements one at a time by the loops' bodies above.
-const Template RowFromSeedByLanes = LLQ_INSTRS(R"(
+/// A row from its seed (scanl, scanr: the seed at the row's start or end,
+/// each prefix after its element; scanl', scanr': each prefix before its
+/// element, the total in output 1), or from its first element in scan
+/// order (scanl1, scanr1; a row of none has nothing to scan).
+/// $instrs:scan walks the row from %from (%n times $const:nscale, plus
+/// $const:from: the row's first element in scan order, or the one after
+/// it where that one starts the scan) to its end: by lanes where the
+/// element is one field and the function has a vector form (scanByLanes,
+/// widenLanes), else one element at a time (RowWalk).
+const Template RowFromSeed = LLQ_INSTRS(R"(
   $instrs:seedcode
   %acc = $type:t $opr:seed
   $instrs:atstart
@@ -119,7 +62,7 @@ const Template RowFromSeedByLanes = LLQ_INSTRS(R"(
   $instrs:scan
   $instrs:atend
 )");
-const Template Row1ByLanes = LLQ_INSTRS(R"(
+const Template RowFromFirst = LLQ_INSTRS(R"(
   %some = icmp sgt i64 %n, 0
   if %some {
     %j = mul i64 %n, $const:nscale
@@ -131,6 +74,17 @@ const Template Row1ByLanes = LLQ_INSTRS(R"(
     %from = mul i64 %n, $const:nscale
     %from = add i64 %from, $const:from
     $instrs:scan
+  }
+)");
+/// The row from %from to $opr:end (exclusive), $const:dir 1 upwards or -1
+/// downwards, one element at a time.
+const Template RowWalk = LLQ_INSTRS(R"(
+  %span = sub i64 $opr:end, %from
+  %span = mul i64 %span, $const:dir
+  for i64 %r in 0 to %span {
+    %j = mul i64 %r, $const:dir
+    %j = add i64 %j, %from
+    $instrs:step
   }
 )");
 /// Element %j of a row scanned into %acc, upwards as F(acc, x) or
@@ -169,52 +123,17 @@ public:
     int Variant = int(N.Code[0]);
     llvm::Type *T = G.type(N.Type);
     unsigned Rank = A.Sh.rank();
-    Code Outer, Elem, Body, SeedCode, AtStart, Before, After, AtEnd;
+    Code Outer, Elem, SeedCode, AtStart, Before, After, AtEnd;
     std::vector<Operand> Ix = G.multiOf(A, "row", Outer, int(Rank) - 1);
     Ix.push_back("j");
     G.assign(Elem, "x", T, G.elemMulti(A, Ix, Elem));
     std::vector<Operand> Out = G.outBuffers(0, N.Type);
     std::string F = G.fn(N.Fns[0]);
-    // The rows by lanes (ByLanes), where the element is one field: once
-    // Before and After are known.
-    Code ByLanes;
-    LanesScan L;
-    const std::vector<std::string> RowVars = {
-        "span", "nvec", "vspan", "acc1", "accv", "k", "lb", "r",
-        "from", "o",    "acc",   "x",    "j"};
-    auto Lanes = [&] {
-      Code Step, Stores;
-      Bindings B{{"t", T},           {"f", F},          {"elem", Elem},
-                 {"before", Before}, {"after", After},
-                 {"a", Left ? "acc" : "x"}, {"b", Left ? "x" : "acc"}};
-      G.code(Step, RowStep, B, {"o", "acc", "x", "j"});
-      G.code(Stores, RowStores, B, {"o"});
-      L = scanByLanes(
-          G, T, F, Elem, Step, Left, Variant == 2,
-          [&](Code &C) { C.insert(C.end(), Stores.begin(), Stores.end()); },
-          Left ? Operand("n") : Operand(-1), LanesAhead{{}, {}, {}, {}, {"o"}});
-      return L.Scan;
-    };
+    Operand Seed = 0;
     if (Variant == 1) {
       G.store(N.Type, Out, "acc", "o", After);
-      G.code(Body, Left ? RowUp1 : RowDown1,
-             {{"t", T}, {"f", F}, {"elem", Elem}, {"after", After}},
-             {"acc", "j", "o", "x", "start", "top"});
-      if (lanesFit(N.Type)) {
-        std::vector<std::string> Vars = RowVars;
-        Vars.push_back("some");
-        G.code(ByLanes, Row1ByLanes,
-               {{"t", T},
-                {"elem", Elem},
-                {"after", After},
-                {"nscale", Left ? 0 : 1},
-                {"first", Left ? 0 : -1},
-                {"from", Left ? 1 : -2},
-                {"scan", Lanes()}},
-               Vars);
-      }
     } else {
-      Operand Seed = G.constant(N, 0, SeedCode);
+      Seed = G.constant(N, 0, SeedCode);
       if (Variant == 0) {
         // scanl: the seed at the row's start, element j's prefix at j + 1;
         // scanr: the seed at its end, element j's at j.
@@ -234,19 +153,33 @@ public:
         G.store(N.Type, Out, "acc", "o", Before);
         G.store(N.Type, G.outBuffers(1, N.Type), "acc", "row", AtEnd);
       }
-      G.code(Body, Left ? RowUpFromSeed : RowDownFromSeed,
-             {{"t", T},
-              {"f", F},
-              {"seedcode", SeedCode},
-              {"seed", Seed},
-              {"elem", Elem},
-              {"atstart", AtStart},
-              {"before", Before},
-              {"after", After},
-              {"atend", AtEnd}},
-             {"acc", "j", "o", "x", "top"});
-      if (lanesFit(N.Type))
-        G.code(ByLanes, RowFromSeedByLanes,
+    }
+    Bindings B{{"t", T},           {"f", F},
+               {"elem", Elem},     {"before", Before},
+               {"after", After},   {"a", Left ? "acc" : "x"},
+               {"b", Left ? "x" : "acc"}};
+    Code Step, Stores;
+    G.code(Step, RowStep, B, {"o", "acc", "x", "j"});
+    G.code(Stores, RowStores, B, {"o"});
+    Operand End = Left ? Operand("n") : Operand(-1);
+    // A row around Scan, its walk from %from.
+    auto Rows = [&](const Code &Scan, Binding Declaration,
+                    const std::vector<std::string> &ScanVars) {
+      std::vector<std::string> Vars = {"from", "o", "acc", "x", "j", "some"};
+      Vars.insert(Vars.end(), ScanVars.begin(), ScanVars.end());
+      Code Body;
+      if (Variant == 1)
+        G.code(Body, RowFromFirst,
+               {{"t", T},
+                {"elem", Elem},
+                {"after", After},
+                {"nscale", Left ? 0 : 1},
+                {"first", Left ? 0 : -1},
+                {"from", Left ? 1 : -2},
+                {"scan", Scan}},
+               Vars);
+      else
+        G.code(Body, RowFromSeed,
                {{"t", T},
                 {"seedcode", SeedCode},
                 {"seed", Seed},
@@ -254,26 +187,32 @@ public:
                 {"atend", AtEnd},
                 {"nscale", Left ? 0 : 1},
                 {"from", Left ? 0 : -1},
-                {"scan", Lanes()}},
-               RowVars);
-    }
-    auto Rows = [&](const Code &Rows, Binding Declaration) {
+                {"scan", Scan}},
+               Vars);
       return G.instantiate(ScanRowsSkeleton,
                            {{"n", G.extent(A, Rank - 1)},
                             {"width", G.extent(N, Rank - 1)},
                             {"outer", Outer},
-                            {"body", Rows},
+                            {"body", Body},
                             {"lanes", std::move(Declaration)}},
                            {"rows"}, Ctx);
     };
     // By lanes where F has a vector form, which only the instantiated
     // module tells.
-    if (!ByLanes.empty()) {
-      auto M = Rows(ByLanes, std::move(L.Declaration));
+    if (lanesFit(N.Type)) {
+      LanesScan L = scanByLanes(
+          G, T, F, Elem, Step, Left, Variant == 2,
+          [&](Code &C) { C.insert(C.end(), Stores.begin(), Stores.end()); },
+          End, LanesAhead{{}, {}, {}, {}, {"o"}});
+      auto M = Rows(L.Scan, std::move(L.Declaration),
+                    {"span", "nvec", "vspan", "acc1", "accv", "k", "lb", "r"});
       if (!M || widenLanes(**M, F, L.VectorFn))
         return M;
     }
-    return Rows(Body, std::vector<Binding>());
+    Code Walk;
+    G.code(Walk, RowWalk, {{"end", End}, {"dir", Left ? 1 : -1}, {"step", Step}},
+           {"span", "r", "j", "o", "acc", "x"});
+    return Rows(Walk, std::vector<Binding>(), {"span", "r"});
   }
 
 

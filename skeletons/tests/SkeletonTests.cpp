@@ -1015,6 +1015,65 @@ TEST_CASE("row scans by lanes keep the order of a non-commutative function") {
   }
 }
 
+TEST_CASE("row scans of a function with no vector form walk each row, every variant") {
+  // A function with a branch keeps the element-at-a-time walk of a row
+  // (ScanRows.cpp, RowWalk): no .lanes function, and the rows' results.
+  Fn Max("i32 (i32 %a, i32 %b)", R"(
+    %r = i32 %b
+    %gt = icmp sgt i32 %a, %b
+    if %gt {
+      %r = i32 %a
+    })");
+  for (auto [Rows, N] : {std::pair<int64_t, int64_t>{3, 37}, {2, 1}, {2, 0}}) {
+    CAPTURE(Rows);
+    CAPTURE(N);
+    std::vector<int32_t> Xs(static_cast<size_t>(Rows * N));
+    for (size_t I = 0; I < Xs.size(); ++I)
+      Xs[I] = int32_t((I * 7919) % 1009) - 500;
+    Array<int32_t> X = fromVector({Rows, N}, Xs);
+    auto IR = cpu().kernelIR(scanl(Max, int32_t(-1000), X));
+    REQUIRE(IR);
+    CHECK(IR->find(".lanes") == std::string::npos);
+    auto L = cpu().run(scanl(Max, int32_t(-1000), X)).toVector<int32_t>();
+    auto R = cpu().run(scanr(Max, int32_t(-1000), X)).toVector<int32_t>();
+    auto [LP, LT] = scanlPrime(Max, int32_t(-1000), X);
+    auto [GotLP, GotLT] = cpu().run(LP, LT);
+    auto Pl = GotLP.as<int32_t>().toVector(), Tl = GotLT.as<int32_t>().toVector();
+    REQUIRE(L.size() == size_t(Rows * (N + 1)));
+    REQUIRE(R.size() == size_t(Rows * (N + 1)));
+    size_t Bad = 0;
+    for (int64_t Row = 0; Row < Rows; ++Row) {
+      int32_t Acc = -1000;
+      Bad += L[size_t(Row * (N + 1))] != Acc;
+      for (int64_t J = 0; J < N; ++J) {
+        Bad += Pl[size_t(Row * N + J)] != Acc;
+        Acc = std::max(Acc, Xs[size_t(Row * N + J)]);
+        Bad += L[size_t(Row * (N + 1) + J + 1)] != Acc;
+      }
+      Bad += Tl[size_t(Row)] != Acc;
+      Acc = -1000;
+      Bad += R[size_t(Row * (N + 1) + N)] != Acc;
+      for (int64_t J = N - 1; J >= 0; --J) {
+        Acc = std::max(Acc, Xs[size_t(Row * N + J)]);
+        Bad += R[size_t(Row * (N + 1) + J)] != Acc;
+      }
+    }
+    if (N > 0) {
+      auto L1 = cpu().run(scanl1(Max, X)).toVector<int32_t>();
+      auto R1 = cpu().run(scanr1(Max, X)).toVector<int32_t>();
+      for (int64_t Row = 0; Row < Rows; ++Row) {
+        int32_t Acc = Xs[size_t(Row * N)];
+        for (int64_t J = 0; J < N; ++J)
+          Bad += L1[size_t(Row * N + J)] != (Acc = std::max(Acc, Xs[size_t(Row * N + J)]));
+        Acc = Xs[size_t(Row * N + N - 1)];
+        for (int64_t J = N - 1; J >= 0; --J)
+          Bad += R1[size_t(Row * N + J)] != (Acc = std::max(Acc, Xs[size_t(Row * N + J)]));
+      }
+    }
+    CHECK(Bad == 0);
+  }
+}
+
 TEST_CASE("a scan whose function has no vector form scans by quarters, and a fused one by lanes") {
   // widenLanes takes one block without memory or integer division; a
   // function with a branch keeps the four quarters (no .lanes function),
