@@ -222,7 +222,6 @@ public:
     }
     G.store(N.Type, G.outBuffers(0, N.Type), "acc", "it", Store);
     std::string F = G.fn(N.Fns[0]);
-
     return G.instantiate(FoldSegSkeleton,
                          {{"nseg", G.hostInt(0)},
                           {"offs", G.hostPtr(1)},

@@ -686,7 +686,6 @@ const Template SecondCarryOfInner = LLQ_INSTRS(R"(
 /// The elements the chunk's vector scan takes at once.
 constexpr unsigned Lanes = 8;
 
-
 /// $instrs:lanes of ScanLanes: the elements %lb .. %lb + Lanes - 1
 /// (Elem sets %x to element %j) gathered into a vector and scanned in it, in
 /// log2(Lanes) rounds that combine each lane with the one Shift before it in
@@ -697,9 +696,9 @@ constexpr unsigned Lanes = 8;
 /// vector's total alone, so that the chain from one vector to the next is
 /// one call of F (with a lane's extraction and broadcast on it as well,
 /// the chain of a float add was 11 cycles a vector on rocketlake, against
-/// 4). FV is F on every lane
-/// (widenLanes), which the rounds run on the lanes they keep too. They use
-/// associativity only, as the quarters of a chunk do.
+/// 4). FV is F on every lane (widenLanes), which the rounds run on the
+/// lanes they keep too. They use associativity only, as the quarters of a
+/// chunk do.
 Code scanLanes(KernelGen &G, llvm::Type *T, const std::string &FV,
                const Code &Elem, bool Left, bool Exclusive,
                const std::function<void(Code &)> &StoreJ) {

@@ -392,6 +392,22 @@ Code foldRange(KernelGen &G, const Code &Elem, const Operand &X,
                const std::string &J, llvm::Type *T, const std::string &F,
                const Operand &First, const Operand &Last,
                const std::string &Into, unsigned Chains = 4);
+/// foldRange's eight chains in three parts, for a caller that runs the
+/// steps among other work: Start assigns the variables foldRange's do but
+/// the combined ones (%len, %e, %q, %q0 .. %q3, %h0 .. %h3, %multi) and,
+/// under %multi, the chains %o0 .. %o7 from their first elements; Step
+/// advances every chain by its element %i (1 <= %i < %e); End folds the
+/// last chain's tail and combines the chains in order into Into, or folds
+/// the range as one chain where it has fewer than eight elements, and
+/// assigns %a0 .. %a3. Start, the steps for %i from 1 to %e, End: what
+/// foldRange(..., 8) is, association included.
+struct FoldParts {
+  Code Start, Step, End;
+};
+FoldParts foldEighthsParts(KernelGen &G, const Code &Elem, const Operand &X,
+                           const std::string &J, llvm::Type *T,
+                           const std::string &F, const Operand &First,
+                           const Operand &Last, const std::string &Into);
 /// Whether elements of type T can be scanned several at a time
 /// (scanByLanes): one field that is not Bool (whose registers are i1 and
 /// memory i8).
@@ -428,22 +444,6 @@ LanesScan scanByLanes(KernelGen &G, llvm::Type *T, const std::string &F,
 /// segmented operation on an array of rank Rank with %nseg segments a row:
 /// for a vector, %it itself, without a division.
 Code rowAndSegment(KernelGen &G, unsigned Rank);
-/// foldRange's eight chains in three parts, for a caller that runs the
-/// steps among other work: Start assigns the variables foldRange's do but
-/// the combined ones (%len, %e, %q, %q0 .. %q3, %h0 .. %h3, %multi) and,
-/// under %multi, the chains %o0 .. %o7 from their first elements; Step
-/// advances every chain by its element %i (1 <= %i < %e); End folds the
-/// last chain's tail and combines the chains in order into Into, or folds
-/// the range as one chain where it has fewer than eight elements, and
-/// assigns %a0 .. %a3. Start, the steps for %i from 1 to %e, End: what
-/// foldRange(..., 8) is, association included.
-struct FoldParts {
-  Code Start, Step, End;
-};
-FoldParts foldEighthsParts(KernelGen &G, const Code &Elem, const Operand &X,
-                           const std::string &J, llvm::Type *T,
-                           const std::string &F, const Operand &First,
-                           const Operand &Last, const std::string &Into);
 
 /// The skeletons of the library.
 const Skeleton &materializeSkeleton();
