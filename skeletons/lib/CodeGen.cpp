@@ -883,31 +883,25 @@ const Template FoldOneChain = LLQ_INSTRS(R"(
 )");
 
 /// foldRange's code in parts (foldChains), for four chains or eight. The
-/// bounds: four quarters of [first, last) (%q elements, the last running
-/// to Last) whose chains are %a0 .. %a3; or, for eight, each quarter (of an
-/// even length %q) as two halves of %e elements, chains %o0 .. %o7.
-const Template QuarterBounds = LLQ_INSTRS(R"(
+/// bounds: four quarters of [first, last), the last running to Last, each
+/// of %q elements, %e at a time ($const:halves of them: 1, or 2 for eight
+/// chains, whose halves start at %h0 .. %h3, HalfStarts); the chains are
+/// %a0 .. %a3, or %o0 .. %o7.
+const Template ChainBounds = LLQ_INSTRS(R"(
   %len = sub i64 $opr:last, $opr:first
-  %q = sdiv i64 %len, 4
+  %e = sdiv i64 %len, $const:chains
+  %q = mul i64 %e, $const:halves
   %q0 = i64 $opr:first
   %q1 = add i64 %q0, %q
   %q2 = add i64 %q1, %q
   %q3 = add i64 %q2, %q
-  %multi = icmp sgt i64 %q, 0
+  %multi = icmp sgt i64 %e, 0
 )");
-const Template EighthBounds = LLQ_INSTRS(R"(
-  %len = sub i64 $opr:last, $opr:first
-  %e = sdiv i64 %len, 8
-  %q = add i64 %e, %e
-  %q0 = i64 $opr:first
-  %q1 = add i64 %q0, %q
-  %q2 = add i64 %q1, %q
-  %q3 = add i64 %q2, %q
+const Template HalfStarts = LLQ_INSTRS(R"(
   %h0 = add i64 %q0, %e
   %h1 = add i64 %q1, %e
   %h2 = add i64 %q2, %e
   %h3 = add i64 %q3, %e
-  %multi = icmp sgt i64 %e, 0
 )");
 /// The chains started from their first elements under %multi; elsewhere
 /// defined all the same, for code of their own that reads them under
@@ -964,11 +958,11 @@ const Template ChainsEnd = LLQ_INSTRS(R"(
   }
 )");
 /// The three, the steps in a loop over each chain's elements after its
-/// first ($id:per of them in all).
+/// first.
 const Template FoldChains = LLQ_INSTRS(R"(
   $instrs:start
   if %multi {
-    for i64 %i in 1 to $id:per {
+    for i64 %i in 1 to %e {
       $instrs:step
     }
   }
@@ -992,13 +986,17 @@ static FoldParts foldChains(KernelGen &G, const Code &Elem, const Operand &X,
     Starts.push_back((Eight && C % 2 ? "h" : "q") +
                      std::to_string(Eight ? C / 2 : C));
   }
-  std::vector<std::string> Bounds = {"len", "q", "q0", "q1", "q2", "q3",
-                                     "multi"};
-  if (Eight)
-    Bounds.insert(Bounds.end(), {"e", "h0", "h1", "h2", "h3"});
+  std::vector<std::string> Bounds = {"len", "e",  "q",  "q0",
+                                     "q1",  "q2", "q3", "multi"};
   Code BoundsCode, Firsts, Unset, OneChain, Pairs;
-  G.code(BoundsCode, Eight ? EighthBounds : QuarterBounds,
-         {{"first", First}, {"last", Last}}, Bounds);
+  G.code(BoundsCode, ChainBounds,
+         {{"first", First}, {"last", Last}, {"chains", Chains},
+          {"halves", Chains / 4}},
+         Bounds);
+  if (Eight) {
+    G.code(BoundsCode, HalfStarts, {}, {"h0", "h1", "h2", "h3"});
+    Bounds.insert(Bounds.end(), {"h0", "h1", "h2", "h3"});
+  }
   FoldParts P;
   for (unsigned C = 0; C < Chains; ++C) {
     Bindings Chain{{"elem", Elem}, {"x", X},         {"j", J}, {"t", T},
@@ -1047,9 +1045,7 @@ Code llq::detail::foldRange(KernelGen &G, const Code &Elem, const Operand &X,
   FoldParts P = foldChains(G, Elem, X, J, T, F, First, Last, Into,
                            Chains == 8 ? 8 : 4);
   Code C;
-  G.code(C, FoldChains,
-         {{"start", P.Start}, {"step", P.Step}, {"end", P.End},
-          {"per", Chains == 8 ? "e" : "q"}},
+  G.code(C, FoldChains, {{"start", P.Start}, {"step", P.Step}, {"end", P.End}},
          {"len", "q", "q0", "q1", "q2", "q3", "multi", "a0", "a1", "a2",
           "a3", "i", "tail", "next", J, Into});
   return C;
