@@ -659,8 +659,8 @@ const Template InsertLane = LLQ_HYGIENIC_INSTRS(R"(
 /// uses (a 16-byte, a 4-byte, an 8-byte and a 4-byte load blended back
 /// together on rocketlake: four more shuffles a vector than one load).
 /// Scan of 2^14 floats 29 -> 34 GB/s, rows of 256 x 4096 41 -> 45 on a
-/// 2-core rocketlake. The elements are loaded, so not poison: the freeze
-/// changes no value.
+/// 2-core rocketlake. A freeze changes only lanes that are poison, whose
+/// scan is undefined either way.
 const Template Opaque = LLQ_HYGIENIC_INSTRS(R"(
   %v = freeze $type:vt $opr:vec
 )");
