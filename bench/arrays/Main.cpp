@@ -45,6 +45,8 @@ struct Options {
   std::vector<std::string> Ops;
   /// Only these sizes (log2 of n) of the mode's, where given.
   std::vector<int> Sizes;
+  /// Only these peers, and seq (the reference), where given.
+  std::vector<std::string> Peers;
 };
 
 const std::vector<std::string> AllOps = {
@@ -67,6 +69,7 @@ std::vector<std::string> split(const std::string &S) {
                "usage: llquote_bench_arrays [--smoke|--quick|--full] [--out DIR]\n"
                "       [--threads N] [--reps N] [--ops op,op,...]\n"
                "       [--sizes k,k,...  (only n = 2^k of the mode's sizes)]\n"
+               "       [--peers p,p,...  (only these and seq, the reference)]\n"
                "operations:");
   for (auto &O : AllOps)
     std::fprintf(stderr, " %s", O.c_str());
@@ -96,6 +99,8 @@ Options parse(int Argc, char **Argv) {
     else if (A == "--sizes")
       for (const std::string &K : split(Next()))
         O.Sizes.push_back(std::stoi(K));
+    else if (A == "--peers")
+      O.Peers = split(Next());
     else
       usage();
   }
@@ -344,6 +349,24 @@ int main(int Argc, char **Argv) {
   addLlquotePeers(Peers, O.Threads);
   setNativeThreads(O.Threads);
   setTBBThreads(O.Threads);
+  if (!O.Peers.empty()) {
+    for (const std::string &Name : O.Peers)
+      if (std::none_of(Peers.begin(), Peers.end(),
+                       [&](const Peer &P) { return P.Name == Name; })) {
+        std::fprintf(stderr, "unknown peer '%s'; peers:", Name.c_str());
+        for (const Peer &P : Peers)
+          std::fprintf(stderr, " %s", P.Name.c_str());
+        std::fprintf(stderr, "\n");
+        return 2;
+      }
+    Peers.erase(std::remove_if(Peers.begin(), Peers.end(),
+                               [&](const Peer &P) {
+                                 return P.Name != "seq" &&
+                                        std::find(O.Peers.begin(), O.Peers.end(),
+                                                  P.Name) == O.Peers.end();
+                               }),
+                Peers.end());
+  }
 
   std::string Mk = "mkdir -p '" + O.Out + "'";
   if (std::system(Mk.c_str()) != 0) {

@@ -47,7 +47,14 @@ entry:
     $instrs:elem
     %acc = $type:t $opr:x
     %next = add i64 %first, 1
-    for i64 %j in %next to %last {
+    ; Up to the first element that starts a cache line of the input
+    ; (LineStart), then the rest.
+    $instrs:peel
+    for i64 %j in %next to $opr:mid {
+      $instrs:elem
+      %acc = call $type:t $gid:f($type:t %acc, $type:t $opr:x)
+    }
+    for i64 %j in $opr:mid to %last {
       $instrs:elem
       %acc = call $type:t $gid:f($type:t %acc, $type:t $opr:x)
     }
@@ -157,6 +164,48 @@ const Template FirstSegInit = LLQ_INSTRS(R"(
 )");
 
 /// The indices of row %row's element %j of N: the outer ones computed once
+/// The first position from `from` on, before `last`, whose element of the
+/// array at base (of elements 1 << shift bytes; row `row` of rows n long)
+/// starts a cache line, or `last`.
+const Template LineStart = LLQ_HYGIENIC_INSTRS(R"(
+  %at = mul i64 $opr:row, $opr:n
+  %at = add i64 %at, $opr:from
+  %a = ptrtoint ptr $opr:base to i64
+  %a = lshr i64 %a, $const:shift
+  %a = add i64 %a, %at
+  %a = sub i64 0, %a
+  %a = and i64 %a, $const:mask
+  %mid = add i64 $opr:from, %a
+  %inside = icmp slt i64 %mid, $opr:last
+  %mid = select i1 %inside, i64 %mid, i64 $opr:last
+)");
+
+/// The bytes of a cache line, to which a chunk's loop aligns its input.
+constexpr unsigned LineBytes = 64;
+
+/// A manifest array that N reads at N's own linear positions (through
+/// maps, zips of arrays of one shape, fields and reshapes), or null.
+const Node *linearLeaf(const Node &N) {
+  switch (N.K) {
+  case Op::Use:
+    return &N;
+  case Op::Map:
+  case Op::Field:
+  case Op::Reshape:
+    return linearLeaf(*N.Kids[0]);
+  case Op::Zip:
+  case Op::ZipWith:
+    if (N.Code[0] == 0)
+      return nullptr;
+    for (unsigned K = 0; K < N.NumInputs; ++K)
+      if (const Node *L = linearLeaf(*N.Kids[K]))
+        return L;
+    return nullptr;
+  default:
+    return nullptr;
+  }
+}
+
 /// per row, into Out.
 std::vector<Operand> rowIndex(KernelGen &G, const Node &N, Code &Out) {
   unsigned Rank = N.Sh.rank();
@@ -185,6 +234,25 @@ public:
       G.code(Init, PartInit, {{"t", T}}, {"pp0", "acc", "c0"});
     }
     G.store(N.Type, G.outBuffers(0, N.Type), "acc", "row", Store);
+    // A chunk's loop, which LLVM vectorizes where F reassociates, reads
+    // whole cache lines of its first linear input from the first one on:
+    // with loads across lines (a std::vector's data is 16 bytes past one)
+    // a dot product of 2^26 floats ran 10% below OpenMP's on a 2-core
+    // rocketlake. Elements too large or of odd size are left alone.
+    Code Peel;
+    Operand Mid = "next";
+    const Node *Leaf = linearLeaf(A);
+    unsigned Bytes = Leaf ? unsigned(rt::byteSize(Leaf->Type.field(0))) : 0;
+    if (Bytes && Bytes < LineBytes && llvm::isPowerOf2_32(Bytes))
+      Mid = G.emit(Peel, LineStart,
+                   {{"row", "row"},
+                    {"n", "n"},
+                    {"from", "next"},
+                    {"last", "last"},
+                    {"base", G.buffer(*Leaf, 0)},
+                    {"shift", llvm::Log2_32(Bytes)},
+                    {"mask", LineBytes / Bytes - 1}},
+                   "mid");
     return G.instantiate(FoldSkeleton,
                          {{"n", G.hostInt(0)},
                           {"nchunks", G.hostInt(1)},
@@ -193,6 +261,8 @@ public:
                           {"outer", Outer},
                           {"elem", Elem},
                           {"x", X},
+                          {"peel", Peel},
+                          {"mid", Mid},
                           {"init", Init},
                           {"store", Store},
                           {"t", T},
