@@ -6,7 +6,10 @@
 // seed. Only associativity is used, and the chunking depends on the sizes
 // and the thread count alone, so a result is the same from run to run.
 // With many rows a row is one chunk; the sequential backend always uses one
-// chunk, a plain left fold.
+// chunk, a plain left fold. A chunk's loop is cut where its input starts a
+// cache line (LineStart), which changes no order of calls: only a function
+// with `reassoc` is regrouped by LLVM, and its rounding may then depend on
+// the input's address as well.
 //
 // foldSeg folds each segment of the innermost dimension, one segment per
 // index; the host computes the segments' offsets and checks their sum. A
