@@ -901,6 +901,76 @@ static Fn packedThen() {
     %r = or i64 %rh, %rb)", __FILE__, __LINE__);
 }
 
+/// The element Off past the first cache line in Store (the library's
+/// arrays start on a line; a std::vector's data does not).
+template <typename T> T *pastLine(std::vector<T> &Store, size_t Off) {
+  auto At = reinterpret_cast<uintptr_t>(Store.data());
+  return reinterpret_cast<T *>((At + 63) / 64 * 64) + Off;
+}
+
+/// The data at P, inside Store, wrapped with shape Extents.
+template <typename T>
+Acc wrapAt(std::vector<T> &Store, T *P, const std::vector<int64_t> &Extents) {
+  REQUIRE(P + Shape::make(Extents)->size() <= Store.data() + Store.size());
+  rt::Expected<rt::Array> A = rt::Array::wrap<T>(*Shape::make(Extents), P);
+  REQUIRE(A);
+  return use(std::make_shared<rt::Array>(std::move(*A)));
+}
+
+TEST_CASE("fold reads its input in order from any offset to a cache line") {
+  // A chunk's loop is cut where the input starts a line (Fold.cpp,
+  // LineStart): an element skipped or taken twice there, or taken out of
+  // order, shows in a non-commutative fold and in a sum of distinct values.
+  Fn Then = packedThen();
+  Fn AddR("float (float %a, float %b)", "%r = fadd reassoc float %a, %b",
+          __FILE__, __LINE__);
+  const uint64_t Seed = uint64_t(3) << 32 | 7;
+  for (int64_t N : {int64_t(1), int64_t(2), int64_t(17), int64_t(1000),
+                    int64_t(16384 * 5 + 9)}) {
+    std::vector<int64_t> Ints(size_t(N) + 16);
+    std::vector<float> Floats(size_t(N) + 32);
+    for (size_t Off = 0; Off < 16; ++Off) {
+      CAPTURE(N);
+      CAPTURE(Off);
+      if (Off < 8) {
+        int64_t *Xs = pastLine(Ints, Off);
+        for (int64_t I = 0; I < N; ++I)
+          Xs[I] = int64_t(uint64_t(1 + 2 * (I % 5)) << 32 | uint64_t(I % 13));
+        uint64_t Want = Seed;
+        for (int64_t I = 0; I < N; ++I)
+          Want = thenPacked(Want, uint64_t(Xs[I]));
+        Acc X = wrapAt(Ints, Xs, {N});
+        CHECK(uint64_t(cpu().run(fold(Then, int64_t(Seed), X)).as<int64_t>().scalar()) ==
+              Want);
+        // Rows of a matrix: each row's loop is cut at its own line.
+        if (N % 17 == 0 || N % 2 == 1) {
+          int64_t Rows = N % 17 == 0 ? 17 : 1, Cols = N / Rows;
+          auto Got = cpu().run(fold(Then, int64_t(Seed), wrapAt(Ints, Xs, {Rows, Cols})))
+                         .as<int64_t>()
+                         .toVector();
+          REQUIRE(Got.size() == size_t(Rows));
+          size_t Bad = 0;
+          for (int64_t R = 0; R < Rows; ++R) {
+            uint64_t W = Seed;
+            for (int64_t C = 0; C < Cols; ++C)
+              W = thenPacked(W, uint64_t(Xs[R * Cols + C]));
+            Bad += uint64_t(Got[size_t(R)]) != W;
+          }
+          CHECK(Bad == 0);
+        }
+      }
+      float *Fs = pastLine(Floats, Off);
+      double Want = 0;
+      for (int64_t I = 0; I < N; ++I) {
+        Fs[I] = float(1 + I % 13);
+        Want += Fs[I];
+      }
+      CHECK(cpu().run(foldAll(AddR, 0.0f, wrapAt(Floats, Fs, {N}))).as<float>().scalar() ==
+            float(Want));
+    }
+  }
+}
+
 TEST_CASE("vector scans keep the order of a non-commutative function, every variant and tail") {
   // Eight elements at once, scanned within the vector in rounds and
   // combined with the carry; the next chunk folded meanwhile. A function
