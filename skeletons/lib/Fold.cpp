@@ -166,7 +166,6 @@ const Template FirstSegInit = LLQ_INSTRS(R"(
   %from = add i64 %first, 1
 )");
 
-/// The indices of row %row's element %j of N: the outer ones computed once
 /// The first position from `from` on, before `last`, whose element of the
 /// array at base (of elements 1 << shift bytes; row `row` of rows n long)
 /// starts a cache line, or `last`.
@@ -209,6 +208,7 @@ const Node *linearLeaf(const Node &N) {
   }
 }
 
+/// The indices of row %row's element %j of N: the outer ones computed once
 /// per row, into Out.
 std::vector<Operand> rowIndex(KernelGen &G, const Node &N, Code &Out) {
   unsigned Rank = N.Sh.rank();

@@ -160,6 +160,9 @@ const Template TileCorner = LLQ_HYGIENIC_INSTRS(R"(
   %j0 = mul i64 %tc, $opr:tile
 )");
 
+/// The bytes of a cache line, which FetchSource fetches one at a time.
+constexpr size_t LineBytes = 64;
+
 /// The cache lines that the tile of output rows i0.. and columns j0.. reads
 /// from the source (rows j0.., columns i0.. of a matrix `rows` wide),
 /// fetched into the second-level cache; nothing outside the matrix.
@@ -404,7 +407,7 @@ public:
                   {"tile", "tile"},
                   {"rows", "rows"},
                   {"inner", "inner"},
-                  {"line", int64_t(std::max<size_t>(1, 64 / Bytes))},
+                  {"line", int64_t(std::max<size_t>(1, LineBytes / Bytes))},
                   {"mem", G.memType(P.Type.field(F))},
                   {"buf", G.buffer(*Src, F)}});
         }
