@@ -390,6 +390,8 @@ TEST_CASE_TEMPLATE("a plain transpose moves 8 x 8 blocks through registers", T,
   auto Plain = cpu().kernelIR(transpose(fromVector({64, 64}, randomVector<T>(4096, 1))));
   REQUIRE(Plain);
   CHECK(Plain->find("shufflevector") != std::string::npos);
+  // Large tiles fetch the next tile's source lines (Map.cpp, FetchSource).
+  CHECK(Plain->find("call void @llvm.prefetch") != std::string::npos);
 }
 
 TEST_CASE("a transpose with a function fused over it, or of tuples, keeps its meaning") {
@@ -404,6 +406,7 @@ TEST_CASE("a transpose with a function fused over it, or of tuples, keeps its me
   auto Fused = cpu().kernelIR(map(Neg, transpose(M)));
   REQUIRE(Fused);
   CHECK(Fused->find("shufflevector") == std::string::npos);
+  CHECK(Fused->find("llvm.prefetch") == std::string::npos);
   std::vector<int32_t> N = cpu().run(map(Neg, transpose(M))).toVector<int32_t>();
   // Tuples: a block per field.
   auto P = fromVectors<int32_t, double>({R, C}, A, D);
@@ -411,6 +414,12 @@ TEST_CASE("a transpose with a function fused over it, or of tuples, keeps its me
   auto Blocks = cpu().kernelIR(transpose(P));
   REQUIRE(Blocks);
   CHECK(Blocks->find("shufflevector <8 x double>") != std::string::npos);
+  // Each field's source lines are fetched ahead.
+  size_t Fetches = 0;
+  for (size_t At = Blocks->find("call void @llvm.prefetch"); At != std::string::npos;
+       At = Blocks->find("call void @llvm.prefetch", At + 1))
+    ++Fetches;
+  CHECK(Fetches == 2);
   for (int64_t I = 0; I < C; ++I)
     for (int64_t J = 0; J < R; ++J) {
       size_t Out = size_t(I * R + J), In = size_t(J * C + I);
@@ -925,6 +934,16 @@ TEST_CASE("fold reads its input in order from any offset to a cache line") {
   Fn AddR("float (float %a, float %b)", "%r = fadd reassoc float %a, %b",
           __FILE__, __LINE__);
   const uint64_t Seed = uint64_t(3) << 32 | 7;
+  // The cut is made where there is an input read at the fold's positions,
+  // and not over a generated array.
+  auto Cut = cpu().kernelIR(foldAll(AddR, 0.0f, fromVector(std::vector<float>(100, 1.0f))));
+  REQUIRE(Cut);
+  CHECK(Cut->find("ptrtoint") != std::string::npos);
+  auto NoCut = cpu().kernelIR(
+      foldAll(AddR, 0.0f, generate({100}, Fn("float (i64 %i)", "%r = sitofp i64 %i to float",
+                                             __FILE__, __LINE__))));
+  REQUIRE(NoCut);
+  CHECK(NoCut->find("ptrtoint") == std::string::npos);
   for (int64_t N : {int64_t(1), int64_t(2), int64_t(17), int64_t(1000),
                     int64_t(16384 * 5 + 9)}) {
     std::vector<int64_t> Ints(size_t(N) + 16);
