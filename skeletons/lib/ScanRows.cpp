@@ -87,20 +87,20 @@ const Template RowWalk = LLQ_INSTRS(R"(
     $instrs:step
   }
 )");
-/// Element %j of a row scanned into %acc, upwards as F(acc, x) or
-/// downwards as F(x, acc) ($id:a, $id:b), and stored; and the stores
-/// alone.
+/// Element %j of a row at its output position %o: what comes before its
+/// combination, the combination ($instrs:combine: RowCombine, or nothing
+/// where the lanes combine the elements), and what comes after.
 const Template RowStep = LLQ_INSTRS(R"(
   %o = add i64 %base, %j
   $instrs:before
-  $instrs:elem
-  %acc = call $type:t $gid:f($type:t $id:a, $type:t $id:b)
+  $instrs:combine
   $instrs:after
 )");
-const Template RowStores = LLQ_INSTRS(R"(
-  %o = add i64 %base, %j
-  $instrs:before
-  $instrs:after
+/// Element %j read and scanned into %acc, upwards as F(acc, x) or
+/// downwards as F(x, acc) ($id:a, $id:b).
+const Template RowCombine = LLQ_INSTRS(R"(
+  $instrs:elem
+  %acc = call $type:t $gid:f($type:t $id:a, $type:t $id:b)
 )");
 
 /// o + 1, and base + n: where scanl writes after element j, and where
@@ -154,13 +154,16 @@ public:
         G.store(N.Type, G.outBuffers(1, N.Type), "acc", "row", AtEnd);
       }
     }
-    Bindings B{{"t", T},           {"f", F},
-               {"elem", Elem},     {"before", Before},
-               {"after", After},   {"a", Left ? "acc" : "x"},
-               {"b", Left ? "x" : "acc"}};
-    Code Step, Stores;
-    G.code(Step, RowStep, B, {"o", "acc", "x", "j"});
-    G.code(Stores, RowStores, B, {"o"});
+    Code Combine, Step, Stores;
+    G.code(Combine, RowCombine,
+           {{"t", T}, {"f", F}, {"elem", Elem}, {"a", Left ? "acc" : "x"},
+            {"b", Left ? "x" : "acc"}},
+           {"acc", "x", "j"});
+    G.code(Step, RowStep,
+           {{"before", Before}, {"combine", Combine}, {"after", After}},
+           {"o", "acc", "x", "j"});
+    G.code(Stores, RowStep,
+           {{"before", Before}, {"combine", Code()}, {"after", After}}, {"o"});
     Operand End = Left ? Operand("n") : Operand(-1);
     // A row around Scan, its walk from %from.
     auto Rows = [&](const Code &Scan, Binding Declaration,
