@@ -990,6 +990,17 @@ TEST_CASE("fold reads its input in order from any offset to a cache line") {
   }
 }
 
+/// The larger of two i32, written with a branch: a function of more than
+/// one block, which has no vector form (WidenLanes.cpp).
+static Fn branchyMax() {
+  return Fn("i32 (i32 %a, i32 %b)", R"(
+    %r = i32 %b
+    %gt = icmp sgt i32 %a, %b
+    if %gt {
+      %r = i32 %a
+    })", __FILE__, __LINE__);
+}
+
 TEST_CASE("vector scans keep the order of a non-commutative function, every variant and tail") {
   // Eight elements at once, scanned within the vector in rounds and
   // combined with the carry; the next chunk folded meanwhile. A function
@@ -1107,12 +1118,7 @@ TEST_CASE("row scans by lanes keep the order of a non-commutative function") {
 TEST_CASE("row scans of a function with no vector form walk each row, every variant") {
   // A function with a branch keeps the element-at-a-time walk of a row
   // (ScanRows.cpp, RowWalk): no .lanes function, and the rows' results.
-  Fn Max("i32 (i32 %a, i32 %b)", R"(
-    %r = i32 %b
-    %gt = icmp sgt i32 %a, %b
-    if %gt {
-      %r = i32 %a
-    })");
+  Fn Max = branchyMax();
   for (auto [Rows, N] : {std::pair<int64_t, int64_t>{3, 37}, {2, 1}, {2, 0}}) {
     CAPTURE(Rows);
     CAPTURE(N);
@@ -1168,12 +1174,7 @@ TEST_CASE("a scan whose function has no vector form scans by quarters, and a fus
   // function with a branch keeps the four quarters (no .lanes function),
   // and both give the sequential backend's result. A map fused into the
   // scan is computed lane by lane.
-  Fn Max("i32 (i32 %a, i32 %b)", R"(
-    %r = i32 %b
-    %gt = icmp sgt i32 %a, %b
-    if %gt {
-      %r = i32 %a
-    })");
+  Fn Max = branchyMax();
   Fn Add("i32 (i32 %a, i32 %b)", "%r = add i32 %a, %b");
   Fn Twice("i32 (i32 %a)", "%r = mul i32 %a, 2");
   const int64_t N = 131072 * 3 + 11;
